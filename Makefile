@@ -1,0 +1,54 @@
+# abtree: PGXS build.
+#
+# Out-of-tree builds work either way:
+#   make -f /path/to/abtree/Makefile VPATH=/path/to/abtree   (in an empty dir)
+# or let scripts/build.sh copy the tree into a directory owned by postgres,
+# which is what the demo and the test scripts do.
+#
+# Extra flags for test builds go on the command line, e.g.
+#   make PG_CPPFLAGS=-DUSE_ASSERT_CHECKING COPT=-Werror
+
+EXTENSION = abtree
+MODULE_big = abtree
+EXTVERSION = 0.1
+DATA = abtree--$(EXTVERSION).sql
+
+OBJS = \
+	src/init.o \
+	src/guc.o \
+	src/shmem.o \
+	src/status.o \
+	src/xlog.o
+
+# pg_regress suites: sql/*.sql against expected/*.out
+REGRESS = extension guc wal
+REGRESS_OPTS = --dbname=abtree_regress
+
+# isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
+ISOLATION = probe_concurrent
+ISOLATION_OPTS = --dbname=abtree_isolation
+
+# TAP suites with PostgreSQL::Test::Cluster
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+
+# `override` keeps our include path when PG_CPPFLAGS is given on the command line.
+override PG_CPPFLAGS += -I$(srcdir)/src
+
+include $(PGXS)
+
+# PGXS puts the isolation suites next to the regress ones; ours live in test/.
+override ISOLATION_OPTS += --inputdir=$(srcdir)/test/isolation
+
+# Each suite on its own, so that scripts/test.sh can run all of them and
+# count every result even when an earlier suite fails.
+.PHONY: check-regress check-isolation check-tap
+check-regress:
+	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
+check-isolation:
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
+check-tap:
+	$(prove_installcheck)

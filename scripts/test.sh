@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# README command 2: set up, build, install and run every test suite.
+#
+#   bash scripts/test.sh            PostgreSQL 15 (Debian's packages)
+#   bash scripts/test.sh --pg 18    PostgreSQL 18 built with --enable-cassert
+#                                   (scripts/pg18.sh builds it once into a cache)
+#
+# Run as root.  The build uses -Werror; on 15 it also defines
+# USE_ASSERT_CHECKING, because Debian's server is built without assertions.
+# Suites: build, cppcheck, pg_regress, isolation, pgTAP (on a throwaway
+# cluster) and TAP (PostgreSQL::Test::Cluster makes its own clusters).
+# On a failure it prints the diffs and the server log tail.  The last line is
+# "N passed, M failed"; the exit status is non-zero when M > 0.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pg=15
+while [ $# -gt 0 ]; do
+	case $1 in
+		--pg) pg=${2:-}; shift 2 ;;
+		--pg=*) pg=${1#--pg=}; shift ;;
+		*) echo "usage: $0 [--pg 15|18]" >&2; exit 2 ;;
+	esac
+done
+abt_require_root
+
+case $pg in
+	15)
+		bash "$ABT_ROOT/scripts/setup.sh" || exit 1
+		pgc=$ABT_PG15_CONFIG
+		cppflags=-DUSE_ASSERT_CHECKING
+		;;
+	18)
+		prefix=$(bash "$ABT_ROOT/scripts/pg18.sh" | tail -n 1) || exit 1
+		pgc=$prefix/bin/pg_config
+		cppflags=					# already an --enable-cassert build
+		export PATH="$prefix/bin:$PATH"
+		;;
+	*) echo "unsupported PostgreSQL version: $pg (15 or 18)" >&2; exit 2 ;;
+esac
+
+passed=0
+failed=0
+failures=()
+
+# count SUITE NPASSED NFAILED
+count() {
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	[ "$3" -eq 0 ] || failures+=("$1")
+	printf -- '-- %s: %d passed, %d failed\n' "$1" "$2" "$3"
+}
+
+finish() {
+	abt_cluster_stop
+	echo
+	[ ${#failures[@]} -eq 0 ] || echo "failed suites on PostgreSQL $pg: ${failures[*]}"
+	echo "pg$pg: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+# pg_regress and pg_isolation_regress: "All N tests passed." or "M of N tests
+# failed." (PostgreSQL 16+ prefixes "# ").  No such line means it broke.
+count_regress() {
+	local suite=$1 out=$2 all m n
+	all=$(grep -Eo 'All [0-9]+ tests passed' "$out" | grep -Eo '[0-9]+' | tail -n 1)
+	m=$(grep -Eo '[0-9]+ of [0-9]+ tests failed' "$out" | tail -n 1)
+	if [ -n "$all" ]; then
+		count "$suite" "$all" 0
+	elif [ -n "$m" ]; then
+		n=$(echo "$m" | awk '{print $3}')
+		m=$(echo "$m" | awk '{print $1}')
+		count "$suite" $((n - m)) "$m"
+	else
+		count "$suite" 0 1
+	fi
+}
+
+# prove and pg_prove: "Files=F, Tests=N" plus, per failing file,
+# "(Wstat: W Tests: T Failed: F)"; a file that died counts one failure.
+count_prove() {
+	local suite=$1 out=$2 rc=$3 total bad
+	total=$(grep -Eo 'Files=[0-9]+, Tests=[0-9]+' "$out" | grep -Eo '[0-9]+$' | tail -n 1)
+	bad=$(grep -Eo 'Wstat: [0-9]+ Tests: [0-9]+ Failed: [0-9]+' "$out" |
+		awk '{ f = $6; if (f == 0 && $2 != 0) f = 1; s += f } END { print s + 0 }')
+	[ -n "$total" ] || total=0
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
+	count "$suite" $((total > bad ? total - bad : 0)) "$bad"
+}
+
+logdir=$(mktemp -d /tmp/abtree-test.XXXXXX)
+chmod 755 "$logdir"
+
+abt_log "build against $("$pgc" --version) with -Werror ${cppflags}"
+if abt_build "test-pg$pg" "$pgc" COPT=-Werror ${cppflags:+PG_CPPFLAGS=$cppflags}; then
+	count build 1 0
+else
+	count build 0 1
+	finish
+fi
+bdir=$ABT_BUILD_DIR
+
+abt_log "cppcheck src/"
+# PostgreSQL's headers are not ours to fix: findings there are suppressed,
+# and one preprocessor configuration keeps it to seconds.
+if cppcheck -q --error-exitcode=1 --enable=warning,performance,portability \
+	--inline-suppr --library=posix --max-configs=1 \
+	-I "$("$pgc" --includedir-server)" -I "$ABT_ROOT/src" \
+	--suppress=missingIncludeSystem "--suppress=*:$("$pgc" --includedir-server)/*" \
+	"$ABT_ROOT/src" 2>&1 | grep -v 'toomanyconfigs'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+	count cppcheck 1 0
+else
+	count cppcheck 0 1
+fi
+
+abt_log "starting a throwaway cluster"
+if ! abt_cluster_start "$pgc"; then
+	count cluster 0 1
+	finish
+fi
+
+abt_log "pg_regress"
+abt_as_postgres make -s -C "$bdir" PG_CONFIG="$pgc" check-regress 2>&1 | tee "$logdir/regress.out"
+count_regress regress "$logdir/regress.out"
+[ -s "$bdir/regression.diffs" ] && cat "$bdir/regression.diffs"
+
+abt_log "isolation"
+abt_as_postgres make -s -C "$bdir" PG_CONFIG="$pgc" check-isolation 2>&1 | tee "$logdir/isolation.out"
+count_regress isolation "$logdir/isolation.out"
+[ -s "$bdir/output_iso/regression.diffs" ] && cat "$bdir/output_iso/regression.diffs"
+
+abt_log "pgTAP"
+abt_as_postgres createdb abtree_pgtap &&
+	abt_as_postgres psql -Xq -d abtree_pgtap -c 'CREATE EXTENSION pgtap'
+abt_as_postgres pg_prove -d abtree_pgtap "$bdir"/test/pgtap/*.sql 2>&1 | tee "$logdir/pgtap.out"
+count_prove pgtap "$logdir/pgtap.out" "${PIPESTATUS[0]}"
+
+if [ ${#failures[@]} -gt 0 ]; then
+	abt_cluster_log_tail 40
+fi
+abt_cluster_stop
+
+abt_log "TAP (PostgreSQL::Test::Cluster)"
+abt_as_postgres make -s -C "$bdir" PG_CONFIG="$pgc" check-tap 2>&1 | tee "$logdir/tap.out"
+rc=${PIPESTATUS[0]}
+count_prove tap "$logdir/tap.out" "$rc"
+if [ "$rc" -ne 0 ]; then
+	for f in "$bdir"/tmp_check/log/*.log; do
+		[ -f "$f" ] || continue
+		echo "---- last 25 lines of $f"
+		tail -n 25 "$f"
+	done
+fi
+
+rm -rf "$logdir"
+finish

@@ -1,0 +1,50 @@
+--
+-- CREATE/DROP EXTENSION and what the extension installs.
+-- The server runs with shared_preload_libraries = 'abtree'; the TAP test
+-- test/t/001_preload.pl covers a server without it.
+--
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS abtree;
+RESET client_min_messages;
+
+CREATE EXTENSION abtree;
+CREATE EXTENSION abtree;				-- already exists
+\dx abtree
+\dx+ abtree
+
+-- preloaded: the check passes quietly
+SELECT abtree_check_preload();
+
+-- the components registered in this server (counters vary, so not shown)
+SELECT component, item, value
+  FROM abtree_status()
+ WHERE item NOT LIKE 'probes_%'
+ ORDER BY component, item;
+SELECT count(*) AS counters
+  FROM abtree_status()
+ WHERE item LIKE 'probes_%' AND value ~ '^[0-9]+$';
+
+-- wrong arguments get PostgreSQL's own clear errors
+SELECT * FROM abtree_status(1);
+SELECT abtree_check_preload(NULL);
+
+-- the WAL probe is for administrators only
+CREATE ROLE abtree_regress_user;
+SET ROLE abtree_regress_user;
+SELECT abtree_wal_probe('not allowed');
+SELECT count(*) > 0 AS status_is_public FROM abtree_status();
+RESET ROLE;
+DROP ROLE abtree_regress_user;
+
+-- the extension is relocatable
+CREATE SCHEMA abtree_elsewhere;
+ALTER EXTENSION abtree SET SCHEMA abtree_elsewhere;
+SELECT count(*) > 0 AS moved FROM abtree_elsewhere.abtree_status();
+ALTER EXTENSION abtree SET SCHEMA public;
+DROP SCHEMA abtree_elsewhere;
+
+DROP EXTENSION abtree;
+DROP EXTENSION abtree;					-- does not exist
+SELECT abtree_check_preload();			-- gone with it
+CREATE EXTENSION abtree;
+DROP EXTENSION abtree CASCADE;

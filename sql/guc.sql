@@ -1,0 +1,27 @@
+--
+-- The abtree.* configuration parameters.
+--
+SELECT name, setting, vartype, context, short_desc IS NOT NULL AS described
+  FROM pg_settings
+ WHERE name LIKE 'abtree.%'
+ ORDER BY name;
+
+SHOW abtree.debug_redo;
+
+-- read by the startup process from postgresql.conf: no per-session value
+SET abtree.debug_redo = on;
+
+-- the prefix is reserved: typos fail instead of creating placeholders
+SET abtree.debug_rdeo = on;
+SHOW abtree.no_such_parameter;
+
+SELECT set_config('abtree.debug_redo', 'on', false);
+
+-- postgresql.conf is the place; ALTER SYSTEM checks the value first
+ALTER SYSTEM SET abtree.debug_redo = 'maybe';
+ALTER SYSTEM SET abtree.debug_redo = '';
+ALTER SYSTEM SET abtree.debug_redo = -1;
+ALTER SYSTEM SET abtree.debug_redo = 100000000000000000000;
+ALTER SYSTEM SET abtree.debug_rdeo = on;
+ALTER SYSTEM SET abtree.debug_redo = on;
+ALTER SYSTEM RESET abtree.debug_redo;

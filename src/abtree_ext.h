@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtree_ext.h
+ *	  Extension-wide declarations: version, WAL resource manager, GUCs,
+ *	  shared memory and the shared_preload_libraries requirement.
+ *
+ * Every component (abtree/, mvstore/, swr/, hll/, pbtree/) includes this
+ * header; nothing here belongs to one component alone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ABTREE_EXT_H
+#define ABTREE_EXT_H
+
+#include "postgres.h"
+
+#include "access/xlogreader.h"
+#include "lib/stringinfo.h"
+#include "port/atomics.h"
+
+#if PG_VERSION_NUM < 150000
+#error "abtree needs PostgreSQL 15 or later (custom WAL resource managers, shmem_request_hook)"
+#endif
+
+#define ABTREE_VERSION_STRING	"0.1.0"
+
+/*
+ * Our custom WAL resource manager.
+ *
+ * IDs 128..255 are for extensions; 128 (RM_EXPERIMENTAL_ID) is meant for
+ * development only.  The registry on the PostgreSQL wiki
+ * (wiki.postgresql.org/wiki/CustomWALResourceManagers) hands IDs out
+ * upwards from 129 (OrioleDB 129, EnterpriseDB 130-133 and 139, Neon 134,
+ * PostgresPro 135-136, pg_analytics 137, PGroonga 138, ...) and has one far
+ * entry, 241 for Citus Columnar.  We take 197: well clear of the sequential
+ * block and of the round numbers other projects like to pick.  Two
+ * extensions with the same ID cannot be preloaded together: the second
+ * RegisterCustomRmgr() call fails at server start, which is loud and safe.
+ * The ID is part of the WAL format: never change it once WAL exists.
+ */
+#define ABTREE_RMGR_ID			197
+#define ABTREE_RMGR_NAME		"abtree"
+
+/*
+ * Record types, in the high nibble of xl_info (XLR_RMGR_INFO_MASK leaves us
+ * sixteen).  Each component owns a range; see src/README.
+ */
+#define XLOG_ABT_PROBE			0x00	/* diagnostic: proves replay works */
+
+/* init.c */
+extern bool abt_preloaded;
+extern void abt_require_preload(void);
+
+/* guc.c */
+extern bool abt_debug_redo;
+extern void abt_define_gucs(void);
+
+/* shmem.c: state shared by all backends, reset at every (crash) restart */
+typedef struct AbtSharedState
+{
+	pg_atomic_uint64 wal_probes_written;	/* since this postmaster started */
+	pg_atomic_uint64 wal_probes_replayed;	/* by the startup process */
+} AbtSharedState;
+
+extern AbtSharedState *abt_shared;
+extern void abt_shmem_install_hooks(void);
+extern Size abt_shmem_size(void);
+
+/* xlog.c */
+extern void abt_register_rmgr(void);
+extern XLogRecPtr abt_log_probe(const char *message, int len);
+
+#endif							/* ABTREE_EXT_H */

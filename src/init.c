@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ *
+ * init.c
+ *	  Library entry point: WAL resource manager, GUCs and hooks.
+ *
+ * abtree writes WAL records of its own (resource manager "abtree"), and a
+ * server can only replay them if the library registered the resource manager
+ * before recovery started.  That is only possible while
+ * shared_preload_libraries is processed, so the library refuses to work in
+ * any other way: _PG_init() then does nothing at all, and every SQL entry
+ * point calls abt_require_preload(), which raises an ERROR whose HINT says
+ * what to put into postgresql.conf.  We deliberately do not ERROR inside
+ * _PG_init(): a library listed in session_preload_libraries by mistake
+ * would then lock every user out.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree_ext.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#ifdef PG_MODULE_MAGIC_EXT
+PG_MODULE_MAGIC_EXT(.name = "abtree",.version = ABTREE_VERSION_STRING);
+#else
+PG_MODULE_MAGIC;
+#endif
+
+/* True once _PG_init() ran from shared_preload_libraries. */
+bool		abt_preloaded = false;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	abt_define_gucs();
+	abt_register_rmgr();
+	abt_shmem_install_hooks();
+
+	abt_preloaded = true;
+}
+
+/*
+ * Raise an ERROR unless the library was preloaded.  The HINT spells out the
+ * postgresql.conf line, keeping whatever libraries are configured already.
+ */
+void
+abt_require_preload(void)
+{
+	const char *current;
+	char	   *suggestion;
+
+	if (abt_preloaded)
+		return;
+
+	current = GetConfigOption("shared_preload_libraries", true, false);
+	if (current == NULL || current[0] == '\0')
+		suggestion = pstrdup("abtree");
+	else
+		suggestion = psprintf("%s,abtree", current);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("abtree must be loaded via shared_preload_libraries"),
+			 errdetail("abtree writes WAL records of its own, and the server can only replay them when the library is loaded at server start."),
+			 errhint("Add this line to postgresql.conf and restart the server: shared_preload_libraries = '%s'",
+					 suggestion)));
+}

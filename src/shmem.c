@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *	  Shared memory of the extension.
+ *
+ * Requested from shmem_request_hook (PostgreSQL 15+, the only place where
+ * RequestAddinShmemSpace is allowed) and initialised from
+ * shmem_startup_hook, which runs again after every crash restart: nothing
+ * kept here survives a crash, by design (no snapshot survives one either).
+ * Both hooks chain to whatever was installed before us.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree_ext.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+
+AbtSharedState *abt_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+Size
+abt_shmem_size(void)
+{
+	return MAXALIGN(sizeof(AbtSharedState));
+}
+
+static void
+abt_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+
+	RequestAddinShmemSpace(abt_shmem_size());
+}
+
+static void
+abt_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	abt_shared = ShmemInitStruct("abtree shared state",
+								 sizeof(AbtSharedState), &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&abt_shared->wal_probes_written, 0);
+		pg_atomic_init_u64(&abt_shared->wal_probes_replayed, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+abt_shmem_install_hooks(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = abt_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = abt_shmem_startup;
+}

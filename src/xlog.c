@@ -1,0 +1,195 @@
+/*-------------------------------------------------------------------------
+ *
+ * xlog.c
+ *	  The "abtree" custom WAL resource manager: registration and dispatch.
+ *
+ * One resource manager serves every component.  The record type lives in
+ * the high nibble of xl_info; abt_record_kinds[] maps it to a name, a redo
+ * routine and a desc routine, so rm_redo, rm_desc and rm_identify are plain
+ * table look-ups and a component adds a record by adding a row.  Redo
+ * routines must not touch the catalogs: they run in the startup process.
+ *
+ * The first record kind is PROBE, written by abtree_wal_probe(): it changes
+ * no page, and its redo counts and logs it.  Operators use it to check that
+ * a standby (or a recovering server) has the library preloaded and replays
+ * our records; the tests use it for the same.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree_ext.h"
+
+#include "access/bufmask.h"
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xloginsert.h"
+
+/* Main data of an XLOG_ABT_PROBE record. */
+typedef struct xl_abt_probe
+{
+	uint32		len;			/* length of message, without terminator */
+	char		message[FLEXIBLE_ARRAY_MEMBER];
+} xl_abt_probe;
+
+#define SizeOfAbtProbe	offsetof(xl_abt_probe, message)
+
+typedef struct AbtRecordKind
+{
+	const char *name;			/* for rm_identify, e.g. in pg_walinspect */
+	void		(*redo) (XLogReaderState *record);
+	void		(*desc) (StringInfo buf, XLogReaderState *record);
+} AbtRecordKind;
+
+static void abt_probe_redo(XLogReaderState *record);
+static void abt_probe_desc(StringInfo buf, XLogReaderState *record);
+
+static const AbtRecordKind abt_record_kinds[16] = {
+	[XLOG_ABT_PROBE >> 4] = {"PROBE", abt_probe_redo, abt_probe_desc},
+};
+
+static const AbtRecordKind *
+abt_record_kind(uint8 info)
+{
+	const AbtRecordKind *kind;
+
+	kind = &abt_record_kinds[(info & XLR_RMGR_INFO_MASK) >> 4];
+	return kind->name ? kind : NULL;
+}
+
+static void
+abt_rm_redo(XLogReaderState *record)
+{
+	const AbtRecordKind *kind = abt_record_kind(XLogRecGetInfo(record));
+
+	if (kind == NULL)
+		elog(PANIC, "abtree redo: unknown record type %u",
+			 XLogRecGetInfo(record) & XLR_RMGR_INFO_MASK);
+
+	if (abt_debug_redo)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		kind->desc(&buf, record);
+		elog(LOG, "abtree redo %s at %X/%X: %s", kind->name,
+			 LSN_FORMAT_ARGS(record->ReadRecPtr), buf.data);
+		pfree(buf.data);
+	}
+
+	kind->redo(record);
+}
+
+static void
+abt_rm_desc(StringInfo buf, XLogReaderState *record)
+{
+	const AbtRecordKind *kind = abt_record_kind(XLogRecGetInfo(record));
+
+	if (kind != NULL)
+		kind->desc(buf, record);
+}
+
+static const char *
+abt_rm_identify(uint8 info)
+{
+	const AbtRecordKind *kind = abt_record_kind(info);
+
+	return kind ? kind->name : NULL;
+}
+
+/*
+ * For wal_consistency_checking: the parts of a page that may legitimately
+ * differ between primary and standby.  Components refine this per page type
+ * (weights in flight, for instance) as they add pages.
+ */
+static void
+abt_rm_mask(char *pagedata, BlockNumber blkno)
+{
+	Page		page = (Page) pagedata;
+
+	mask_page_lsn_and_checksum(page);
+	mask_page_hint_bits(page);
+	mask_unused_space(page);
+}
+
+static RmgrData abt_rmgr = {
+	.rm_name = ABTREE_RMGR_NAME,
+	.rm_redo = abt_rm_redo,
+	.rm_desc = abt_rm_desc,
+	.rm_identify = abt_rm_identify,
+	.rm_startup = NULL,
+	.rm_cleanup = NULL,
+	.rm_mask = abt_rm_mask,
+	.rm_decode = NULL,
+};
+
+void
+abt_register_rmgr(void)
+{
+	RegisterCustomRmgr(ABTREE_RMGR_ID, &abt_rmgr);
+}
+
+/*
+ * Write and flush a PROBE record; returns the LSN just past it, so a caller
+ * can wait until a standby's pg_last_wal_replay_lsn() reaches it.
+ */
+XLogRecPtr
+abt_log_probe(const char *message, int len)
+{
+	xl_abt_probe hdr;
+	XLogRecPtr	lsn;
+
+	Assert(!RecoveryInProgress());
+	Assert(len >= 0);
+
+	hdr.len = (uint32) len;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &hdr, SizeOfAbtProbe);
+	if (len > 0)
+		XLogRegisterData((char *) message, len);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_PROBE);
+	XLogFlush(lsn);
+
+	pg_atomic_fetch_add_u64(&abt_shared->wal_probes_written, 1);
+	return lsn;
+}
+
+/*
+ * Message length of a PROBE record, bounded by what the record really holds,
+ * so that desc stays safe on damaged WAL (pg_walinspect calls it on
+ * whatever it reads).
+ */
+static int
+abt_probe_len(XLogReaderState *record)
+{
+	xl_abt_probe *xlrec = (xl_abt_probe *) XLogRecGetData(record);
+	uint32		datalen = XLogRecGetDataLen(record);
+
+	if (datalen < SizeOfAbtProbe)
+		return -1;
+	return (int) Min(xlrec->len, datalen - SizeOfAbtProbe);
+}
+
+static void
+abt_probe_redo(XLogReaderState *record)
+{
+	xl_abt_probe *xlrec = (xl_abt_probe *) XLogRecGetData(record);
+	int			len = abt_probe_len(record);
+
+	if (len < 0)
+		elog(PANIC, "abtree redo: PROBE record too short");
+
+	pg_atomic_fetch_add_u64(&abt_shared->wal_probes_replayed, 1);
+	ereport(LOG,
+			(errmsg("abtree: replayed WAL probe \"%.*s\"", len, xlrec->message)));
+}
+
+static void
+abt_probe_desc(StringInfo buf, XLogReaderState *record)
+{
+	xl_abt_probe *xlrec = (xl_abt_probe *) XLogRecGetData(record);
+	int			len = abt_probe_len(record);
+
+	if (len < 0)
+		appendStringInfoString(buf, "(too short)");
+	else
+		appendStringInfo(buf, "message \"%.*s\"", len, xlrec->message);
+}
