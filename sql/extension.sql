@@ -9,7 +9,11 @@ RESET client_min_messages;
 
 CREATE EXTENSION abtree;
 CREATE EXTENSION abtree;				-- already exists
-\dx abtree
+SELECT e.extname, e.extversion, e.extrelocatable, n.nspname AS schema, a.comment
+  FROM pg_extension e
+  JOIN pg_namespace n ON n.oid = e.extnamespace
+  JOIN pg_available_extensions a ON a.name = e.extname
+ WHERE e.extname = 'abtree';
 \dx+ abtree
 
 -- preloaded: the check passes quietly

@@ -22,6 +22,5 @@ ALTER SYSTEM SET abtree.debug_redo = 'maybe';
 ALTER SYSTEM SET abtree.debug_redo = '';
 ALTER SYSTEM SET abtree.debug_redo = -1;
 ALTER SYSTEM SET abtree.debug_redo = 100000000000000000000;
-ALTER SYSTEM SET abtree.debug_rdeo = on;
 ALTER SYSTEM SET abtree.debug_redo = on;
 ALTER SYSTEM RESET abtree.debug_redo;
