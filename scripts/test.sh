@@ -78,12 +78,15 @@ count_regress() {
 }
 
 # prove and pg_prove: "Files=F, Tests=N" plus, per failing file,
-# "(Wstat: W Tests: T Failed: F)"; a file that died counts one failure.
+# a summary line with "Wstat: W" and "Failed: F)"; a file that died counts one
+# failure.
 count_prove() {
 	local suite=$1 out=$2 rc=$3 total bad
 	total=$(grep -Eo 'Files=[0-9]+, Tests=[0-9]+' "$out" | grep -Eo '[0-9]+$' | tail -n 1)
-	bad=$(grep -Eo 'Wstat: [0-9]+ Tests: [0-9]+ Failed: [0-9]+' "$out" |
-		awk '{ f = $6; if (f == 0 && $2 != 0) f = 1; s += f } END { print s + 0 }')
+	# newer prove writes "(Wstat: 256 (exited 1) Tests: 9 Failed: 1)"
+	bad=$(grep -E 'Wstat: [0-9]+.*Failed: [0-9]+\)' "$out" |
+		sed -E 's/.*Wstat: ([0-9]+).*Failed: ([0-9]+)\).*/\1 \2/' |
+		awk '{ f = $2; if (f == 0 && $1 != 0) f = 1; s += f } END { print s + 0 }')
 	[ -n "$total" ] || total=0
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
 	count "$suite" $((total > bad ? total - bad : 0)) "$bad"
@@ -145,13 +148,14 @@ abt_log "TAP (PostgreSQL::Test::Cluster)"
 abt_as_postgres make -s -C "$bdir" PG_CONFIG="$pgc" check-tap 2>&1 | tee "$logdir/tap.out"
 rc=${PIPESTATUS[0]}
 count_prove tap "$logdir/tap.out" "$rc"
-if [ "$rc" -ne 0 ]; then
-	for f in "$bdir"/tmp_check/log/*.log; do
+# The server logs of the failing files only: tmp_check/log/<file>_<node>.log
+for t in $(grep -Eo '^[^ ]+\.pl +\(Wstat' "$logdir/tap.out" | awk '{print $1}'); do
+	for f in "$bdir/tmp_check/log/$(basename "$t" .pl)"_*.log; do
 		[ -f "$f" ] || continue
 		echo "---- last 25 lines of $f"
 		tail -n 25 "$f"
 	done
-fi
+done
 
 rm -rf "$logdir"
 finish
