@@ -53,6 +53,7 @@ count() {
 
 finish() {
 	abt_cluster_stop
+	rm -rf "${logdir:-}"
 	echo
 	[ ${#failures[@]} -eq 0 ] || echo "failed suites on PostgreSQL $pg: ${failures[*]}"
 	echo "pg$pg: $passed passed, $failed failed"
@@ -157,5 +158,4 @@ for t in $(grep -Eo '^[^ ]+\.pl +\(Wstat' "$logdir/tap.out" | awk '{print $1}');
 	done
 done
 
-rm -rf "$logdir"
 finish
