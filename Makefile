@@ -11,17 +11,29 @@
 EXTENSION = abtree
 MODULE_big = abtree
 EXTVERSION = 0.1
-DATA = abtree--$(EXTVERSION).sql
+# The install script is generated: the fragments src/sql/NN_*.sql, in order.
+DATA_built = abtree--$(EXTVERSION).sql
+SQL_FRAGMENTS = $(sort $(wildcard $(srcdir)/src/sql/*.sql))
 
 OBJS = \
 	src/init.o \
 	src/guc.o \
 	src/shmem.o \
 	src/status.o \
-	src/xlog.o
+	src/xlog.o \
+	src/abtree/abtbuild.o \
+	src/abtree/abtcompare.o \
+	src/abtree/abthandler.o \
+	src/abtree/abtinsert.o \
+	src/abtree/abtpage.o \
+	src/abtree/abtsample.o \
+	src/abtree/abtscan.o \
+	src/abtree/abtvacuum.o \
+	src/abtree/abtverify.o \
+	src/abtree/abtxlog.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal
+REGRESS = extension guc wal abtree_basic abtree_opclass
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
@@ -42,6 +54,9 @@ include $(PGXS)
 
 # PGXS puts the isolation suites next to the regress ones; ours live in test/.
 override ISOLATION_OPTS += --inputdir=$(srcdir)/test/isolation
+
+abtree--$(EXTVERSION).sql: $(SQL_FRAGMENTS)
+	cat $^ > $@
 
 # Each suite on its own, so that scripts/test.sh can run all of them and
 # count every result even when an earlier suite fails.

@@ -51,6 +51,9 @@
 extern bool abt_preloaded;
 extern void abt_require_preload(void);
 
+/* abtree/abthandler.c */
+extern void abt_init_reloptions(void);
+
 /* guc.c */
 extern bool abt_debug_redo;
 extern void abt_define_gucs(void);

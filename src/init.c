@@ -35,6 +35,9 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	/* reloptions must parse wherever an abtree index is opened */
+	abt_init_reloptions();
+
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 

@@ -17,8 +17,8 @@
  *-------------------------------------------------------------------------
  */
 #include "abtree_ext.h"
+#include "abtree/abtree.h"
 
-#include "access/bufmask.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
@@ -44,6 +44,10 @@ static void abt_probe_desc(StringInfo buf, XLogReaderState *record);
 
 static const AbtRecordKind abt_record_kinds[16] = {
 	[XLOG_ABT_PROBE >> 4] = {"PROBE", abt_probe_redo, abt_probe_desc},
+	[XLOG_ABT_INSERT_LEAF >> 4] = {"INSERT_LEAF", abt_redo_insert_leaf, abt_desc_insert_leaf},
+	[XLOG_ABT_ADD_WEIGHT >> 4] = {"ADD_WEIGHT", abt_redo_add_weight, abt_desc_add_weight},
+	[XLOG_ABT_PAGES >> 4] = {"PAGES", abt_redo_pages, abt_desc_pages},
+	[XLOG_ABT_VACUUM >> 4] = {"VACUUM", abt_redo_vacuum, abt_desc_vacuum},
 };
 
 static const AbtRecordKind *
@@ -103,11 +107,7 @@ abt_rm_identify(uint8 info)
 static void
 abt_rm_mask(char *pagedata, BlockNumber blkno)
 {
-	Page		page = (Page) pagedata;
-
-	mask_page_lsn_and_checksum(page);
-	mask_page_hint_bits(page);
-	mask_unused_space(page);
+	abt_mask(pagedata, blkno);
 }
 
 static RmgrData abt_rmgr = {

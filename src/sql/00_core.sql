@@ -1,4 +1,6 @@
-/* abtree--0.1.sql */
+/* abtree--0.1.sql, part 00: the core functions.
+ * The install script is the concatenation of the files in src/sql, in name order
+ * (see the Makefile). */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION abtree" to load this file. \quit

@@ -1,0 +1,400 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtbuild.c
+ *	  Bulk build of an abtree index from sorted input.
+ *
+ * The heap is scanned into a tuplesort that orders by the index's key
+ * columns and then by heap TID (nbtree's order, through the opclass's
+ * support function 1).  The sorted tuples fill leaf pages left to right up
+ * to the fillfactor; each level is then built from the (block, weight, high
+ * key) of the pages below, until one page remains: the root.  Weights are
+ * therefore exact from the start.  Pages go through shared buffers and are
+ * WAL-logged at the end with log_newpage_range, as pgvector does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "access/xloginsert.h"
+#include "catalog/index.h"
+#include "commands/progress.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/rel.h"
+#include "access/stratnum.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplesort.h"
+
+/* ambuildphasename's phases, reported in pg_stat_progress_create_index */
+#define ABT_PHASE_TABLESCAN		2
+#define ABT_PHASE_SORT			3
+#define ABT_PHASE_LOAD			4
+
+#define ABT_NONLEAF_FILLFACTOR	70
+
+/* A finished page, as its parent level needs it */
+typedef struct AbtChild
+{
+	BlockNumber blkno;
+	uint64		weight;
+	IndexTuple	hikey;			/* NULL for the rightmost page */
+} AbtChild;
+
+/* The page being filled on one level */
+typedef struct AbtLevelWriter
+{
+	Relation	index;
+	uint16		level;
+	Buffer		buf;			/* current page, exclusively locked */
+	uint64		weight;			/* of the current page */
+	IndexTuple	last;			/* last item added (leaf: its pivot is the high key) */
+	IndexTuple	last_hikey;		/* internal: high key of the last child */
+	AbtChild   *pages;			/* finished pages of this level */
+	int			npages;
+	int			maxpages;
+	Size		limit;			/* stop filling when free space drops below */
+} AbtLevelWriter;
+
+typedef struct AbtBuildState
+{
+	Tuplesortstate *sort;
+	TupleTableSlot *slot;		/* the index columns, then the heap TID */
+	int			natts;			/* index columns */
+	double		indtuples;
+} AbtBuildState;
+
+static void
+abt_writer_start_page(AbtLevelWriter *w, BlockNumber prev)
+{
+	Page		page;
+
+	w->buf = abt_new_buffer(w->index);
+	page = BufferGetPage(w->buf);
+	abt_init_page(page, w->level, w->level == 0 ? ABTP_LEAF : 0);
+	AbtPageGetOpaque(page)->prev = prev;
+	w->weight = 0;
+	w->last = NULL;
+	w->last_hikey = NULL;
+}
+
+static void
+abt_writer_init(AbtLevelWriter *w, Relation index, uint16 level, int fillfactor)
+{
+	w->index = index;
+	w->level = level;
+	w->npages = 0;
+	w->maxpages = 64;
+	w->pages = palloc(sizeof(AbtChild) * w->maxpages);
+	w->limit = BLCKSZ * (100 - fillfactor) / 100;
+	abt_writer_start_page(w, InvalidBlockNumber);
+}
+
+/*
+ * Finish the current page.  If it is not the last of its level, it gets a
+ * high key at offset 1 and a right-link to the page that comes next.
+ */
+static void
+abt_writer_finish_page(AbtLevelWriter *w, bool last_of_level)
+{
+	Page		page = BufferGetPage(w->buf);
+	BlockNumber blkno = BufferGetBlockNumber(w->buf);
+	AbtChild   *child;
+	IndexTuple	hikey = NULL;
+
+	if (!last_of_level)
+	{
+		if (w->level == 0)
+			hikey = abt_make_pivot(w->index, w->last, true, InvalidBlockNumber, 0);
+		else
+			hikey = CopyIndexTuple(w->last_hikey);
+		if (PageAddItem(page, (Item) hikey, IndexTupleSize(hikey), ABT_HIKEY,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "abtree build: no room for the high key");
+		/* the next page is the next block: levels are written one by one */
+		AbtPageGetOpaque(page)->next = blkno + 1;
+	}
+
+	if (w->npages == w->maxpages)
+	{
+		w->maxpages *= 2;
+		w->pages = repalloc(w->pages, sizeof(AbtChild) * w->maxpages);
+	}
+	child = &w->pages[w->npages++];
+	child->blkno = blkno;
+	child->weight = w->weight;
+	child->hikey = hikey;
+
+	MarkBufferDirty(w->buf);
+	UnlockReleaseBuffer(w->buf);
+	w->buf = InvalidBuffer;
+
+	if (!last_of_level)
+	{
+		abt_writer_start_page(w, blkno);
+		Assert(BufferGetBlockNumber(w->buf) == blkno + 1);
+	}
+}
+
+/*
+ * Does an item of this size still go on the current page?  reserve is the
+ * room to keep for the high key the item implies if it ends up last.
+ */
+static bool
+abt_writer_fits(AbtLevelWriter *w, IndexTuple itup, Size reserve)
+{
+	Page		page = BufferGetPage(w->buf);
+	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData) + reserve;
+	Size		free = PageGetExactFreeSpace(page);
+
+	if (PageGetMaxOffsetNumber(page) == InvalidOffsetNumber)
+		return true;			/* an empty page takes anything */
+	return free >= need && free - need >= w->limit;
+}
+
+static void
+abt_writer_put(AbtLevelWriter *w, IndexTuple itup)
+{
+	if (PageAddItem(BufferGetPage(w->buf), (Item) itup, IndexTupleSize(itup),
+					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "abtree build: item of %zu bytes does not fit on an empty page",
+			 (Size) IndexTupleSize(itup));
+}
+
+/*
+ * A heap-tuple sort over (index columns..., heap TID), ordered by the key
+ * columns with the opclasses' "<" (or ">" for DESC) and NULLS FIRST/LAST as
+ * the index has them, then by TID.  (tuplesort's btree index sort would do,
+ * but PostgreSQL 15 accepts only btree indexes there.)
+ */
+static void
+abt_build_sort_begin(Relation index, AbtBuildState *bs)
+{
+	TupleDesc	idesc = RelationGetDescr(index);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
+	int			nkeys = nkeyatts + 1;
+	TupleDesc	sdesc;
+	AttrNumber *attnums = palloc(sizeof(AttrNumber) * nkeys);
+	Oid		   *ops = palloc(sizeof(Oid) * nkeys);
+	Oid		   *colls = palloc(sizeof(Oid) * nkeys);
+	bool	   *nullsfirst = palloc(sizeof(bool) * nkeys);
+	int			i;
+
+	bs->natts = idesc->natts;
+	sdesc = CreateTemplateTupleDesc(bs->natts + 1);
+	for (i = 0; i < bs->natts; i++)
+		TupleDescCopyEntry(sdesc, i + 1, idesc, i + 1);
+	TupleDescInitEntry(sdesc, bs->natts + 1, "ctid", TIDOID, -1, 0);
+
+	for (i = 0; i < nkeyatts; i++)
+	{
+		int16		opt = index->rd_indoption[i];
+		int			strategy = (opt & INDOPTION_DESC) ?
+			BTGreaterStrategyNumber : BTLessStrategyNumber;
+
+		attnums[i] = i + 1;
+		ops[i] = get_opfamily_member(index->rd_opfamily[i], index->rd_opcintype[i],
+									 index->rd_opcintype[i], strategy);
+		if (!OidIsValid(ops[i]))
+			elog(ERROR, "abtree: operator family %u has no ordering operator for type %u",
+				 index->rd_opfamily[i], index->rd_opcintype[i]);
+		colls[i] = index->rd_indcollation[i];
+		nullsfirst[i] = (opt & INDOPTION_NULLS_FIRST) != 0;
+	}
+	attnums[nkeyatts] = bs->natts + 1;
+	ops[nkeyatts] = TIDLessOperator;
+	colls[nkeyatts] = InvalidOid;
+	nullsfirst[nkeyatts] = false;
+
+	bs->sort = tuplesort_begin_heap(sdesc, nkeys, attnums, ops, colls, nullsfirst,
+									maintenance_work_mem, NULL, TUPLESORT_NONE);
+	bs->slot = MakeSingleTupleTableSlot(sdesc, &TTSOpsMinimalTuple);
+}
+
+static void
+abt_build_callback(Relation index, ItemPointer tid, Datum *values,
+				   bool *isnull, bool tupleIsAlive, void *state)
+{
+	AbtBuildState *bs = (AbtBuildState *) state;
+	TupleTableSlot *slot = bs->slot;
+
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, values, sizeof(Datum) * bs->natts);
+	memcpy(slot->tts_isnull, isnull, sizeof(bool) * bs->natts);
+	slot->tts_values[bs->natts] = PointerGetDatum(tid);
+	slot->tts_isnull[bs->natts] = false;
+	ExecStoreVirtualTuple(slot);
+	tuplesort_puttupleslot(bs->sort, slot);
+	bs->indtuples += 1;
+}
+
+/* Fill the leaf level from the sorted tuples. */
+static void
+abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
+				 AbtLevelWriter *w)
+{
+	TupleTableSlot *slot = bs->slot;
+	int64		done = 0;
+
+	while (tuplesort_gettupleslot(bs->sort, true, false, slot, NULL))
+	{
+		IndexTuple	leaf;
+
+		CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(slot);
+		/* bulk-loaded entries are valid from the start, for every snapshot */
+		leaf = abt_form_leaf(index, info, slot->tts_values, slot->tts_isnull,
+							 (ItemPointer) DatumGetPointer(slot->tts_values[bs->natts]),
+							 FrozenTransactionId);
+		/* its pivot, should it end the page, is at most this much larger */
+		if (!abt_writer_fits(w, leaf, MAXALIGN(IndexTupleSize(leaf)) +
+							 sizeof(AbtPivotAux) + sizeof(ItemIdData)))
+			abt_writer_finish_page(w, false);
+		abt_writer_put(w, leaf);
+		w->weight += abt_leaf_weight(leaf, info->weighted);
+		if (w->last)
+			pfree(w->last);
+		w->last = leaf;
+		if (++done % 10000 == 0)
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	}
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	abt_writer_finish_page(w, true);
+}
+
+/*
+ * Build one internal level over the pages of the level below.  Downlink i
+ * carries the high key of child i - 1; the first downlink of every page is
+ * minus infinity (its key is the parent's downlink key for the page).
+ */
+static void
+abt_build_parent_level(Relation index, AbtLevelWriter *below, AbtLevelWriter *w)
+{
+	int			i;
+
+	for (i = 0; i < below->npages; i++)
+	{
+		AbtChild   *child = &below->pages[i];
+		IndexTuple	downlink = NULL;
+		Size		reserve = child->hikey ?
+			MAXALIGN(IndexTupleSize(child->hikey)) + sizeof(ItemIdData) : 0;
+
+		if (i > 0)
+		{
+			downlink = abt_make_pivot(index, below->pages[i - 1].hikey, false,
+									  child->blkno, child->weight);
+			if (!abt_writer_fits(w, downlink, reserve))
+				abt_writer_finish_page(w, false);
+		}
+		if (PageGetMaxOffsetNumber(BufferGetPage(w->buf)) == InvalidOffsetNumber)
+			downlink = abt_make_nokey_pivot(child->blkno, child->weight);
+		abt_writer_put(w, downlink);
+		w->weight += child->weight;
+		w->last = downlink;
+		w->last_hikey = child->hikey;
+	}
+	abt_writer_finish_page(w, true);
+}
+
+IndexBuildResult *
+abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	AbtIndexInfo *info;
+	AbtBuildState bs;
+	AbtLevelWriter writer;
+	AbtLevelWriter parent;
+	IndexBuildResult *result;
+	Buffer		metabuf;
+	Page		metapage;
+	AbtMetaPageData *meta;
+	double		reltuples;
+
+	abt_require_preload();
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+	info = abt_index_info(index);
+
+	/* the metapage is block 0; filled in when the root is known */
+	metabuf = abt_new_buffer(index);
+	Assert(BufferGetBlockNumber(metabuf) == ABT_METAPAGE);
+	abt_init_metapage(BufferGetPage(metabuf), info->weighted, info->weight_attno);
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_TABLESCAN);
+	abt_build_sort_begin(index, &bs);
+	bs.indtuples = 0;
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   abt_build_callback, &bs, NULL);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_SORT);
+	tuplesort_performsort(bs.sort);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_LOAD);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
+	abt_writer_init(&writer, index, 0, info->fillfactor);
+	abt_build_leaves(index, info, &bs, &writer);
+	tuplesort_end(bs.sort);
+	ExecDropSingleTupleTableSlot(bs.slot);
+
+	while (writer.npages > 1)
+	{
+		abt_writer_init(&parent, index, writer.level + 1, ABT_NONLEAF_FILLFACTOR);
+		abt_build_parent_level(index, &writer, &parent);
+		writer = parent;
+	}
+
+	/* writer holds exactly one page: the root (a leaf for a small index) */
+	{
+		Buffer		rootbuf = ReadBuffer(index, writer.pages[0].blkno);
+
+		LockBuffer(rootbuf, BUFFER_LOCK_EXCLUSIVE);
+		AbtPageGetOpaque(BufferGetPage(rootbuf))->flags |= ABTP_ROOT;
+		MarkBufferDirty(rootbuf);
+		UnlockReleaseBuffer(rootbuf);
+	}
+	metabuf = ReadBuffer(index, ABT_METAPAGE);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	metapage = BufferGetPage(metabuf);
+	meta = AbtPageGetMeta(metapage);
+	meta->root = writer.pages[0].blkno;
+	meta->level = writer.level;
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+
+	result = palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bs.indtuples;
+	return result;
+}
+
+/* The init fork of an unlogged index: a metapage over an empty tree. */
+void
+abtbuildempty(Relation index)
+{
+	AbtIndexInfo *info = abt_index_info(index);
+	Buffer		buf;
+
+#if PG_VERSION_NUM >= 160000
+	buf = ExtendBufferedRel(BMR_REL(index), INIT_FORKNUM, NULL,
+							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
+#else
+	buf = ReadBufferExtended(index, INIT_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+#endif
+	START_CRIT_SECTION();
+	abt_init_metapage(BufferGetPage(buf), info->weighted, info->weight_attno);
+	MarkBufferDirty(buf);
+	log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buf);
+}

@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ *
+ * abthandler.c
+ *	  The abtree IndexAmRoutine, its reloptions, cost estimate, validation.
+ *
+ * abtree numbers its strategies and support functions like btree (1-5:
+ * < <= = >= >; support 1: the comparison function, 2: sortsupport), so the
+ * planner can treat it as an ordered index and its cost is estimated the
+ * way a btree of the same shape is (btcostestimate).
+ *
+ * The handler must work without the library being preloaded: the relcache
+ * calls it whenever an abtree index is opened, also for DROP INDEX and DROP
+ * EXTENSION.  The callbacks check instead (src/README).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/nbtree.h"
+#include "access/reloptions.h"
+#include "catalog/pg_opclass.h"
+#include "commands/progress.h"
+#include "commands/vacuum.h"
+#include "utils/index_selfuncs.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+static relopt_kind abt_relopt_kind;
+static relopt_parse_elt abt_relopt_tab[2];
+
+/* Called from _PG_init, preloaded or not: reloptions must parse anywhere. */
+void
+abt_init_reloptions(void)
+{
+	abt_relopt_kind = add_reloption_kind();
+	add_int_reloption(abt_relopt_kind, "fillfactor",
+					  "Packs abtree leaf pages only to this percentage when building",
+					  ABT_DEFAULT_FILLFACTOR, ABT_MIN_FILLFACTOR, 100,
+					  AccessExclusiveLock);
+	add_string_reloption(abt_relopt_kind, "weight_column",
+						 "Index column (key or INCLUDE, integer) whose value is each entry's sampling weight",
+						 NULL, NULL, AccessExclusiveLock);
+	abt_relopt_tab[0].optname = "fillfactor";
+	abt_relopt_tab[0].opttype = RELOPT_TYPE_INT;
+	abt_relopt_tab[0].offset = offsetof(AbtOptions, fillfactor);
+	abt_relopt_tab[1].optname = "weight_column";
+	abt_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
+	abt_relopt_tab[1].offset = offsetof(AbtOptions, weight_column);
+}
+
+static bytea *
+abtoptions(Datum reloptions, bool validate)
+{
+	return (bytea *) build_reloptions(reloptions, validate, abt_relopt_kind,
+									  sizeof(AbtOptions), abt_relopt_tab,
+									  lengthof(abt_relopt_tab));
+}
+
+static bool
+abtcanreturn(Relation index, int attno)
+{
+	return true;				/* key and INCLUDE columns are all in the leaf tuple */
+}
+
+static char *
+abtbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case 2:
+			return "scanning table";
+		case 3:
+			return "sorting live tuples";
+		case 4:
+			return "loading tuples in tree";
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * Every opclass needs a comparison function (support 1) for its own type,
+ * and all its operators must use strategies 1 to 5.
+ */
+static bool
+abtvalidate(Oid opclassoid)
+{
+	HeapTuple	tup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	Form_pg_opclass opclass;
+	bool		ok;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	opclass = (Form_pg_opclass) GETSTRUCT(tup);
+	ok = OidIsValid(get_opfamily_proc(opclass->opcfamily, opclass->opcintype,
+									  opclass->opcintype, 1));
+	if (!ok)
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("abtree operator class \"%s\" lacks support function 1",
+						NameStr(opclass->opcname))));
+	ReleaseSysCache(tup);
+	return ok;
+}
+
+PG_FUNCTION_INFO_V1(abtree_am_handler);
+
+Datum
+abtree_am_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amsupport = 2;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = true;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = false;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = true;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
+	amroutine->amkeytype = InvalidOid;
+#if PG_VERSION_NUM >= 160000
+	amroutine->amsummarizing = false;
+#endif
+#if PG_VERSION_NUM >= 170000
+	amroutine->amcanbuildparallel = false;
+#endif
+#if PG_VERSION_NUM >= 180000
+	amroutine->amcanhash = false;
+	amroutine->amconsistentequality = true;
+	amroutine->amconsistentordering = true;
+#endif
+
+	amroutine->ambuild = abtbuild;
+	amroutine->ambuildempty = abtbuildempty;
+	amroutine->aminsert = abtinsert;
+	amroutine->ambulkdelete = abtbulkdelete;
+	amroutine->amvacuumcleanup = abtvacuumcleanup;
+	amroutine->amcanreturn = abtcanreturn;
+	amroutine->amcostestimate = btcostestimate;
+	amroutine->amoptions = abtoptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = abtbuildphasename;
+	amroutine->amvalidate = abtvalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = abtbeginscan;
+	amroutine->amrescan = abtrescan;
+	amroutine->amgettuple = abtgettuple;
+	amroutine->amgetbitmap = abtgetbitmap;
+	amroutine->amendscan = abtendscan;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+#if PG_VERSION_NUM >= 180000
+	amroutine->amtranslatestrategy = bttranslatestrategy;
+	amroutine->amtranslatecmptype = bttranslatecmptype;
+#endif
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,396 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtpage.c
+ *	  Pages, tuples and the metapage of the abtree index AM.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/reloptions.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+void
+abt_init_page(Page page, uint16 level, uint16 flags)
+{
+	AbtPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(AbtPageOpaqueData));
+	opaque = AbtPageGetOpaque(page);
+	opaque->prev = InvalidBlockNumber;
+	opaque->next = InvalidBlockNumber;
+	opaque->level = level;
+	opaque->flags = flags;
+	opaque->sid = 0;
+	opaque->page_id = ABT_PAGE_ID;
+}
+
+void
+abt_init_metapage(Page page, bool weighted, AttrNumber weight_attno)
+{
+	AbtMetaPageData *meta;
+
+	abt_init_page(page, 0, ABTP_META);
+	meta = AbtPageGetMeta(page);
+	memset(meta, 0, sizeof(AbtMetaPageData));
+	meta->magic = ABT_MAGIC;
+	meta->version = ABT_VERSION;
+	meta->root = InvalidBlockNumber;
+	meta->level = 0;
+	meta->flags = weighted ? ABT_META_WEIGHTED : 0;
+	meta->weight_attno = weight_attno;
+	/* so that the page has the standard layout (and compresses in FPIs) */
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(AbtMetaPageData)) - (char *) page;
+}
+
+/*
+ * Complain about a page that is not ours, or damaged.  Called on every
+ * page we read, cheap enough.
+ */
+void
+abt_check_page(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (PageIsNew(page))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains unexpected zero page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(AbtPageOpaqueData)) ||
+		AbtPageGetOpaque(page)->page_id != ABT_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+}
+
+void
+abt_read_meta(Relation rel, AbtMetaPageData *meta)
+{
+	Buffer		buf = ReadBuffer(rel, ABT_METAPAGE);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, buf);
+	memcpy(meta, AbtPageGetMeta(BufferGetPage(buf)), sizeof(AbtMetaPageData));
+	UnlockReleaseBuffer(buf);
+	if (meta->magic != ABT_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not an abtree index",
+						RelationGetRelationName(rel))));
+	if (meta->version != ABT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has abtree version %u, this library reads version %d",
+						RelationGetRelationName(rel), meta->version, ABT_VERSION),
+				 errhint("REINDEX the index.")));
+}
+
+/*
+ * A new page at the end of the index, returned exclusively locked.  Pages
+ * are never deleted, so there is no free space map to consult.
+ */
+Buffer
+abt_new_buffer(Relation rel)
+{
+	Buffer		buf;
+
+#if PG_VERSION_NUM >= 160000
+	buf = ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL, EB_LOCK_FIRST);
+#else
+	bool		needLock = !RELATION_IS_LOCAL(rel);
+
+	if (needLock)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBuffer(rel, P_NEW);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+#endif
+	return buf;
+}
+
+/* Weight of a datum of the weight column; ERROR on NULL or negative. */
+uint64
+abt_weight_from_datum(Datum value, bool isnull, Oid type)
+{
+	int64		w;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree weight must not be null"),
+				 errhint("Add NOT NULL to the weight column, or use COALESCE in the data.")));
+	switch (type)
+	{
+		case INT2OID:
+			w = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			w = DatumGetInt32(value);
+			break;
+		case INT8OID:
+			w = DatumGetInt64(value);
+			break;
+		default:
+			elog(ERROR, "unexpected abtree weight type %u", type);
+			w = 0;				/* keep compiler quiet */
+	}
+	if (w < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("abtree weight must not be negative: " INT64_FORMAT, w),
+				 errhint("Weights are sampling probabilities up to a factor; a CHECK (weight >= 0) constraint keeps them valid.")));
+	return (uint64) w;
+}
+
+/*
+ * Resolve the weight_column reloption to an index attribute and check it.
+ */
+static void
+abt_resolve_weight_column(Relation rel, AbtIndexInfo *info, const char *colname)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Oid			type;
+
+		if (strcmp(NameStr(att->attname), colname) != 0)
+			continue;
+		type = getBaseType(att->atttypid);
+		if (type != INT2OID && type != INT4OID && type != INT8OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("abtree weight column \"%s\" has type %s, not an integer type",
+							colname, format_type_be(att->atttypid)),
+					 errhint("Use a smallint, integer or bigint column; scale fractional weights to integers.")));
+		info->weighted = true;
+		info->weight_attno = i + 1;
+		info->weight_type = type;
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("abtree weight column \"%s\" is not a column of index \"%s\"",
+					colname, RelationGetRelationName(rel)),
+			 errhint("Name a key or INCLUDE column of the index, e.g. CREATE INDEX ... USING abtree (k) INCLUDE (w) WITH (weight_column = 'w').")));
+}
+
+/* Largest pivot tuple an insert can ask a parent page to take. */
+static Size
+abt_max_pivot_size(Relation rel, int nkeyatts)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Size		size;
+	int			i;
+
+	size = MAXALIGN(sizeof(IndexTupleData) + sizeof(IndexAttributeBitMapData));
+	for (i = 0; i < nkeyatts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen <= 0)
+			return ABT_MAX_ITEM_SIZE + sizeof(AbtPivotAux) + sizeof(ItemIdData);
+		size = att_align_nominal(size, att->attalign) + att->attlen;
+	}
+	return MAXALIGN(size) + sizeof(AbtPivotAux) + sizeof(ItemIdData);
+}
+
+/*
+ * Per-index information, cached in rd_amcache (rebuilt with the relcache
+ * entry, so a changed reloption is seen after the ALTER's invalidation).
+ */
+AbtIndexInfo *
+abt_index_info(Relation rel)
+{
+	AbtIndexInfo *info = (AbtIndexInfo *) rel->rd_amcache;
+	AbtOptions *opts = (AbtOptions *) rel->rd_options;
+
+	if (info != NULL)
+		return info;
+
+	info = MemoryContextAllocZero(rel->rd_indexcxt, sizeof(AbtIndexInfo));
+	info->nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
+	if (opts && opts->weight_column != 0)
+		abt_resolve_weight_column(rel, info,
+								  (char *) opts + opts->weight_column);
+	info->max_pivot_size = abt_max_pivot_size(rel, info->nkeyatts);
+	/* the key columns only: the shape of pivot tuples */
+	info->keydesc = MemoryContextAlloc(rel->rd_indexcxt,
+									   TupleDescSize(RelationGetDescr(rel)));
+	TupleDescCopy(info->keydesc, RelationGetDescr(rel));
+	info->keydesc->natts = info->nkeyatts;
+	rel->rd_amcache = info;
+	return info;
+}
+
+/* Length of the tuple's header and data, without the final padding. */
+static Size
+abt_tuple_data_end(TupleDesc desc, IndexTuple itup)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+
+	index_deform_tuple(itup, desc, values, isnull);
+	return IndexInfoFindDataOffset(itup->t_info) +
+		heap_compute_data_size(desc, values, isnull);
+}
+
+/*
+ * Form a leaf tuple: the index columns, then the aux (weight and xid) at the
+ * end, in what would otherwise be alignment padding where possible.
+ */
+IndexTuple
+abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values, bool *isnull,
+			  ItemPointer heaptid, TransactionId xid)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	IndexTuple	itup;
+	IndexTuple	result;
+	Size		end;
+	Size		auxsize = ABT_LEAF_AUX_SIZE(info->weighted);
+	Size		size;
+	char	   *aux;
+
+	itup = index_form_tuple(desc, values, isnull);
+	end = abt_tuple_data_end(desc, itup);
+	size = MAXALIGN(end + auxsize);
+
+	if (size > ABT_MAX_ITEM_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds abtree maximum %zu for index \"%s\"",
+						size, (Size) ABT_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
+				 errhint("Values larger than a third of a page cannot be indexed; consider an index on a hash or prefix of the value.")));
+
+	result = palloc0(size);
+	memcpy(result, itup, end);
+	result->t_info = (result->t_info & ~INDEX_SIZE_MASK) | size;
+	result->t_tid = *heaptid;
+	aux = (char *) result + size - auxsize;
+	if (info->weighted)
+	{
+		uint64		w = abt_weight_from_datum(values[info->weight_attno - 1],
+											  isnull[info->weight_attno - 1],
+											  info->weight_type);
+
+		memcpy(aux, &w, sizeof(uint64));
+		aux += sizeof(uint64);
+	}
+	memcpy(aux, &xid, sizeof(TransactionId));
+	pfree(itup);
+	return result;
+}
+
+/* The heap TID of a leaf tuple, or the key suffix of a pivot. */
+ItemPointer
+abt_tuple_heaptid(IndexTuple itup, bool pivot)
+{
+	return pivot ? &AbtPivotGetAux(itup)->heaptid : &itup->t_tid;
+}
+
+/*
+ * Make a pivot tuple from a leaf tuple or another pivot: the key columns and
+ * the heap TID of source, pointing to child with the given weight.
+ */
+IndexTuple
+abt_make_pivot(Relation rel, IndexTuple source, bool source_is_leaf,
+			   BlockNumber child, uint64 weight)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	IndexTuple	keys;
+	IndexTuple	pivot;
+	AbtPivotAux *aux;
+	Size		keysize;
+
+	Assert(!AbtPivotHasNoKey(source));
+	index_deform_tuple(source,
+					   source_is_leaf ? RelationGetDescr(rel) : info->keydesc,
+					   values, isnull);
+	keys = index_form_tuple(info->keydesc, values, isnull);
+	keysize = IndexTupleSize(keys);
+	pivot = palloc0(keysize + sizeof(AbtPivotAux));
+	memcpy(pivot, keys, keysize);
+	pivot->t_info = (pivot->t_info & ~INDEX_SIZE_MASK) | (keysize + sizeof(AbtPivotAux));
+	ItemPointerSet(&pivot->t_tid, child, 1);
+	aux = AbtPivotGetAux(pivot);
+	aux->heaptid = *abt_tuple_heaptid(source, !source_is_leaf);
+	aux->rid = 0;
+	aux->weight = weight;
+	pfree(keys);
+	return pivot;
+}
+
+IndexTuple
+abt_make_nokey_pivot(BlockNumber child, uint64 weight)
+{
+	Size		size = MAXALIGN(sizeof(IndexTupleData)) + sizeof(AbtPivotAux);
+	IndexTuple	pivot = palloc0(size);
+	AbtPivotAux *aux;
+
+	pivot->t_info = size | ABT_PIVOT_NOKEY;
+	ItemPointerSet(&pivot->t_tid, child, 1);
+	aux = AbtPivotGetAux(pivot);
+	ItemPointerSetInvalid(&aux->heaptid);
+	aux->weight = weight;
+	return pivot;
+}
+
+/* Sum of the weights on a page: valid leaf entries, or downlinks. */
+uint64
+abt_page_weight(Page page, bool weighted)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	OffsetNumber off;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	uint64		sum = 0;
+
+	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (AbtPageIsLeaf(opaque))
+			sum += abt_leaf_effective_weight(itup, weighted);
+		else
+			sum += AbtPivotGetAux(itup)->weight;
+	}
+	return sum;
+}
+
+/*
+ * Are two pivots the same key?  Byte comparison of the key columns and the
+ * heap TID; the child pointer, RID and weight do not take part.  Pivots
+ * made from the same source tuple are byte-identical in these parts.
+ */
+bool
+abt_pivot_key_equal(IndexTuple a, IndexTuple b)
+{
+	Size		size = IndexTupleSize(a);
+	Size		keyend = size - sizeof(AbtPivotAux);
+
+	if (size != IndexTupleSize(b) ||
+		(a->t_info & ~INDEX_SIZE_MASK) != (b->t_info & ~INDEX_SIZE_MASK))
+		return false;
+	if (memcmp((char *) a + sizeof(IndexTupleData), (char *) b + sizeof(IndexTupleData),
+			   keyend - sizeof(IndexTupleData)) != 0)
+		return false;
+	return ItemPointerEquals(&AbtPivotGetAux(a)->heaptid, &AbtPivotGetAux(b)->heaptid);
+}

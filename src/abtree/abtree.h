@@ -1,0 +1,291 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtree.h
+ *	  The abtree index access method: an aggregate B-link tree.
+ *
+ * See src/abtree/README for the layout, the invariants and the locking
+ * protocol.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ABTREE_H
+#define ABTREE_H
+
+#include "abtree_ext.h"
+
+#include "access/amapi.h"
+#include "access/genam.h"
+#include "access/itup.h"
+#include "access/sdir.h"
+#include "nodes/execnodes.h"
+#include "fmgr.h"
+#include "nodes/tidbitmap.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
+
+/* Metapage */
+#define ABT_METAPAGE			0
+#define ABT_MAGIC				0xAB7EE5A1
+#define ABT_VERSION				1
+
+#define ABT_META_WEIGHTED		0x0001	/* leaf tuples carry a weight */
+
+typedef struct AbtMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	BlockNumber root;			/* InvalidBlockNumber: empty tree */
+	uint32		level;			/* level of the root (0: the root is a leaf) */
+	uint16		flags;
+	AttrNumber	weight_attno;	/* index attribute of the weight, or 0 */
+} AbtMetaPageData;
+
+#define AbtPageGetMeta(page) ((AbtMetaPageData *) PageGetContents(page))
+
+/* Special space of every page */
+typedef struct AbtPageOpaqueData
+{
+	BlockNumber prev;			/* left sibling, or InvalidBlockNumber */
+	BlockNumber next;			/* right sibling, or InvalidBlockNumber */
+	uint16		level;			/* 0 = leaf */
+	uint16		flags;
+	uint16		sid;			/* structural modification ID */
+	uint16		page_id;		/* ABT_PAGE_ID, to recognise our pages */
+} AbtPageOpaqueData;
+
+typedef AbtPageOpaqueData *AbtPageOpaque;
+
+#define ABT_PAGE_ID				0xFF8A
+
+#define ABTP_LEAF				0x0001
+#define ABTP_ROOT				0x0002
+#define ABTP_META				0x0004
+
+#define AbtPageGetOpaque(page) ((AbtPageOpaque) PageGetSpecialPointer(page))
+#define AbtPageIsLeaf(opaque)	(((opaque)->flags & ABTP_LEAF) != 0)
+#define AbtPageIsRoot(opaque)	(((opaque)->flags & ABTP_ROOT) != 0)
+#define AbtPageIsRightmost(opaque) ((opaque)->next == InvalidBlockNumber)
+
+/* The high key, on every page but the rightmost of its level */
+#define ABT_HIKEY				((OffsetNumber) 1)
+#define AbtFirstDataOffset(opaque) \
+	(AbtPageIsRightmost(opaque) ? ABT_HIKEY : OffsetNumberNext(ABT_HIKEY))
+
+/*
+ * Leaf tuples end with the validity xid (4 bytes) and, in weighted
+ * indexes, the 64-bit weight before it.  Both are read with memcpy: they
+ * are not aligned.
+ */
+#define ABT_LEAF_AUX_SIZE(weighted) ((weighted) ? 12 : 4)
+
+static inline TransactionId
+abt_leaf_xmin(IndexTuple itup)
+{
+	TransactionId xid;
+
+	memcpy(&xid, (char *) itup + IndexTupleSize(itup) - sizeof(TransactionId),
+		   sizeof(TransactionId));
+	return xid;
+}
+
+static inline uint64
+abt_leaf_weight(IndexTuple itup, bool weighted)
+{
+	uint64		w;
+
+	if (!weighted)
+		return 1;
+	memcpy(&w, (char *) itup + IndexTupleSize(itup) - 12, sizeof(uint64));
+	return w;
+}
+
+/* What a leaf entry counts for in sums: nothing until it is valid. */
+static inline uint64
+abt_leaf_effective_weight(IndexTuple itup, bool weighted)
+{
+	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
+		return 0;
+	return abt_leaf_weight(itup, weighted);
+}
+
+/*
+ * Pivot tuples (downlinks and high keys) end with this.  The weight is
+ * 8-byte aligned because tuples and their sizes are MAXALIGNed.
+ */
+typedef struct AbtPivotAux
+{
+	ItemPointerData heaptid;	/* key suffix that makes keys unique */
+	uint16		rid;			/* recompute ID */
+	uint64		weight;			/* subtree weight (downlinks only) */
+} AbtPivotAux;
+
+#define AbtPivotGetAux(itup) \
+	((AbtPivotAux *) ((char *) (itup) + IndexTupleSize(itup) - sizeof(AbtPivotAux)))
+
+/* A pivot without key columns: the "minus infinity" first downlink. */
+#define ABT_PIVOT_NOKEY			INDEX_AM_RESERVED_BIT
+#define AbtPivotHasNoKey(itup)	(((itup)->t_info & ABT_PIVOT_NOKEY) != 0)
+
+#define AbtDownlinkGetChild(itup)	ItemPointerGetBlockNumberNoCheck(&(itup)->t_tid)
+
+/*
+ * Largest leaf tuple: a third of a page, minus room for its pivot aux, so
+ * that three pivots made from it fit on an internal page.
+ */
+#define ABT_MAX_ITEM_SIZE \
+	(MAXALIGN_DOWN((BLCKSZ - MAXALIGN(SizeOfPageHeaderData + 3 * sizeof(ItemIdData)) - \
+					MAXALIGN(sizeof(AbtPageOpaqueData))) / 3) - sizeof(AbtPivotAux))
+
+/* Reloptions */
+typedef struct AbtOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			fillfactor;
+	int			weight_column;	/* offset of the string, 0 if not set */
+} AbtOptions;
+
+#define ABT_DEFAULT_FILLFACTOR	90
+#define ABT_MIN_FILLFACTOR		10
+
+/*
+ * An insertion-style key: the first natts key columns compared with the
+ * support function 1 of the opclass (or a cross-type one), then optionally
+ * the heap TID.  Missing trailing parts are minus infinity, or plus
+ * infinity with nextkey.
+ */
+typedef struct AbtKeyAttr
+{
+	Datum		value;
+	bool		isnull;
+	bool		desc;
+	bool		nulls_first;
+	Oid			collation;
+	FmgrInfo	cmp;
+} AbtKeyAttr;
+
+typedef struct AbtKey
+{
+	int			natts;
+	bool		nextkey;
+	bool		has_tid;
+	ItemPointerData tid;
+	AbtKeyAttr	attrs[INDEX_MAX_KEYS];
+} AbtKey;
+
+/* Per-index state cached in rd_amcache */
+typedef struct AbtIndexInfo
+{
+	bool		weighted;
+	AttrNumber	weight_attno;
+	Oid			weight_type;
+	int			nkeyatts;
+	Size		max_pivot_size; /* largest pivot any insert can create */
+	TupleDesc	keydesc;		/* the key columns: the shape of pivots */
+	int			fillfactor;
+} AbtIndexInfo;
+
+/* abtpage.c */
+extern void abt_init_page(Page page, uint16 level, uint16 flags);
+extern void abt_init_metapage(Page page, bool weighted, AttrNumber weight_attno);
+extern Buffer abt_new_buffer(Relation rel);
+extern AbtIndexInfo *abt_index_info(Relation rel);
+extern IndexTuple abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values,
+								bool *isnull, ItemPointer heaptid, TransactionId xid);
+extern IndexTuple abt_make_pivot(Relation rel, IndexTuple source, bool source_is_leaf,
+								 BlockNumber child, uint64 weight);
+extern IndexTuple abt_make_nokey_pivot(BlockNumber child, uint64 weight);
+extern ItemPointer abt_tuple_heaptid(IndexTuple itup, bool pivot);
+extern uint64 abt_page_weight(Page page, bool weighted);
+extern bool abt_pivot_key_equal(IndexTuple a, IndexTuple b);
+extern void abt_check_page(Relation rel, Buffer buf);
+extern void abt_read_meta(Relation rel, AbtMetaPageData *meta);
+extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);
+
+/* abtcompare.c */
+extern void abt_key_init(Relation rel, AbtKey *key);
+extern void abt_key_from_tuple(Relation rel, AbtKey *key, IndexTuple itup, bool pivot);
+extern int	abt_compare(Relation rel, AbtKey *key, Page page, OffsetNumber off);
+extern OffsetNumber abt_binsrch_leaf(Relation rel, AbtKey *key, Page page);
+extern OffsetNumber abt_binsrch_internal(Relation rel, AbtKey *key, Page page);
+extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
+extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
+							   IndexTuple b, bool b_pivot);
+
+/* abtsearch (abtscan.c): reader descent */
+extern Buffer abt_get_root(Relation rel, int access, bool *is_root_flag);
+extern Buffer abt_descend_to_leaf(Relation rel, AbtKey *key);
+extern Buffer abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno);
+
+/* abtbuild.c */
+extern IndexBuildResult *abtbuild(Relation heap, Relation index, IndexInfo *indexInfo);
+extern void abtbuildempty(Relation index);
+
+/* abtinsert.c */
+extern bool abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+					  Relation heapRel, IndexUniqueCheck checkUnique,
+					  bool indexUnchanged, IndexInfo *indexInfo);
+
+/* abtscan.c */
+extern IndexScanDesc abtbeginscan(Relation rel, int nkeys, int norderbys);
+extern void abtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					  ScanKey orderbys, int norderbys);
+extern bool abtgettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 abtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void abtendscan(IndexScanDesc scan);
+
+/* abtvacuum.c */
+extern IndexBulkDeleteResult *abtbulkdelete(IndexVacuumInfo *info,
+											IndexBulkDeleteResult *stats,
+											IndexBulkDeleteCallback callback,
+											void *callback_state);
+extern IndexBulkDeleteResult *abtvacuumcleanup(IndexVacuumInfo *info,
+											   IndexBulkDeleteResult *stats);
+
+/* abtsample.c */
+typedef struct AbtSampleRange
+{
+	bool		has_lo;
+	bool		has_hi;
+	AbtKey		lo;				/* first key in the range */
+	AbtKey		hi;				/* first key past the range (nextkey) */
+} AbtSampleRange;
+
+extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
+						   ItemPointer result);
+extern uint64 abt_total_weight(Relation rel);
+extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
+struct pg_prng_state;
+extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
+
+/* abtxlog.c */
+#define XLOG_ABT_INSERT_LEAF	0x10
+#define XLOG_ABT_ADD_WEIGHT		0x20
+#define XLOG_ABT_PAGES			0x30
+#define XLOG_ABT_VACUUM			0x40
+
+/* why an XLOG_ABT_PAGES record was written */
+#define ABT_PAGES_SPLIT			1
+#define ABT_PAGES_NEWROOT		2
+#define ABT_PAGES_FIRSTROOT		3
+
+extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
+extern void abt_xlog_add_weight(Buffer buf, OffsetNumber off, int64 delta);
+extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
+extern void abt_xlog_vacuum(Buffer buf, OffsetNumber *offs, int noffs);
+extern void abt_redo_insert_leaf(XLogReaderState *record);
+extern void abt_redo_add_weight(XLogReaderState *record);
+extern void abt_redo_pages(XLogReaderState *record);
+extern void abt_redo_vacuum(XLogReaderState *record);
+extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_add_weight(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_vacuum(StringInfo buf, XLogReaderState *record);
+extern void abt_mask(char *pagedata, BlockNumber blkno);
+
+/* helpers shared by insert and vacuum */
+extern void abt_add_downlink_weight(Relation rel, Buffer buf, OffsetNumber off,
+									int64 delta);
+
+#endif							/* ABTREE_H */

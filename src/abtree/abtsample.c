@@ -1,0 +1,304 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtsample.c
+ *	  Weighted random sampling by one root-to-leaf descent (paper 000,
+ *	  Algorithm 1 with the B-link corrections of section 4.2), optionally
+ *	  restricted to a key range; and abtree_sample_tids() for SQL.
+ *
+ * abt_sample_one() makes one attempt: it returns true with a heap TID drawn
+ * with probability proportional to its entry's weight, or false when the
+ * attempt was rejected (stored weights overcount while inserts and VACUUM
+ * are in flight; a range restriction rejects entries outside the range).
+ * Callers retry with a new random number.  Every attempt is independent,
+ * so the accepted draws are independent samples with replacement.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/relation.h"
+#include "catalog/pg_am.h"
+#include "common/hashfn.h"
+#include "common/pg_prng.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "catalog/index.h"
+#include "commands/defrem.h"
+
+/* Does the key range of item off on an internal page meet the range? */
+static bool
+abt_item_in_range(Relation rel, AbtSampleRange *range, Page page, OffsetNumber off)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	/* the item's keys are > its own key ... */
+	if (range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
+		return false;
+	/* ... and <= the next item's key (or the high key) */
+	if (range->has_lo)
+	{
+		if (off < maxoff)
+			return abt_compare(rel, &range->lo, page, off + 1) <= 0;
+		if (!AbtPageIsRightmost(opaque))
+			return abt_compare(rel, &range->lo, page, ABT_HIKEY) <= 0;
+	}
+	return true;
+}
+
+/* The weight an item counts for in this draw. */
+static uint64
+abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+				Page page, OffsetNumber off)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+	if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
+	{
+		if (range && range->has_lo && abt_compare(rel, &range->lo, page, off) > 0)
+			return 0;
+		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
+			return 0;
+		return abt_leaf_effective_weight(itup, info->weighted);
+	}
+	if (range && !abt_item_in_range(rel, range, page, off))
+		return 0;
+	return AbtPivotGetAux(itup)->weight;
+}
+
+/*
+ * Consume *r over the items of a page: returns the offset where *r falls
+ * (and leaves in *r its position inside that item), or InvalidOffsetNumber
+ * after subtracting the whole page's weight from *r.
+ */
+static OffsetNumber
+abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+				Page page, double *r)
+{
+	OffsetNumber off;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off++)
+	{
+		double		w = (double) abt_item_weight(rel, info, range, page, off);
+
+		if (*r < w)
+			return off;
+		*r -= w;
+	}
+	return InvalidOffsetNumber;
+}
+
+static double
+abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range, Page page)
+{
+	OffsetNumber off;
+	double		sum = 0;
+
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+		sum += (double) abt_item_weight(rel, info, range, page, off);
+	return sum;
+}
+
+bool
+abt_sample_one(Relation rel, double u, AbtSampleRange *range, ItemPointer result)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+	bool		is_root;
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE, &is_root);
+	Page		page;
+	double		r;
+	IndexTuple	expected_hikey = NULL;
+
+	if (!BufferIsValid(buf))
+		return false;
+	if (!is_root)
+	{
+		/* the root split under us: a part of the tree is to the right */
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	page = BufferGetPage(buf);
+	r = u * abt_range_page_weight(rel, info, range, page);
+
+	for (;;)
+	{
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		OffsetNumber off = abt_choose_item(rel, info, range, page, &r);
+		IndexTuple	itup;
+
+		if (off == InvalidOffsetNumber)
+		{
+			/*
+			 * r is past this page.  If this is the page the parent's downlink
+			 * ended at, the parent overcounted: reject.  Otherwise the child
+			 * split after we read the parent, and the rest is to the right.
+			 */
+			bool		last = expected_hikey == NULL ? AbtPageIsRightmost(opaque) :
+				(!AbtPageIsRightmost(opaque) &&
+				 abt_pivot_key_equal((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
+									 expected_hikey));
+
+			if (last || AbtPageIsRightmost(opaque))
+			{
+				UnlockReleaseBuffer(buf);
+				if (expected_hikey)
+					pfree(expected_hikey);
+				return false;
+			}
+			buf = abt_relandgetbuf(rel, buf, opaque->next);
+			page = BufferGetPage(buf);
+			continue;
+		}
+
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		if (AbtPageIsLeaf(opaque))
+		{
+			*result = itup->t_tid;
+			UnlockReleaseBuffer(buf);
+			if (expected_hikey)
+				pfree(expected_hikey);
+			return true;
+		}
+
+		/* remember where the child's key range ends, then go down */
+		if (expected_hikey)
+			pfree(expected_hikey);
+		if (off < PageGetMaxOffsetNumber(page))
+			expected_hikey = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off + 1)));
+		else if (!AbtPageIsRightmost(opaque))
+			expected_hikey = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
+		else
+			expected_hikey = NULL;
+		buf = abt_relandgetbuf(rel, buf, AbtDownlinkGetChild(itup));
+		page = BufferGetPage(buf);
+	}
+}
+
+/* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
+
+#define ABT_SAMPLE_MAX_N		10000000
+/* give up after this many rejected attempts per requested sample */
+#define ABT_SAMPLE_MAX_REJECTS	1000
+
+PG_FUNCTION_INFO_V1(abtree_sample_tids);
+
+/* Open an index, checking that it is an abtree and that we may read its table. */
+Relation
+abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel;
+	Oid			heapoid;
+	AclResult	aclresult;
+
+	abt_require_preload();
+	rel = try_relation_open(indexoid, lockmode);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_rel->relam != get_index_am_oid("abtree", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an abtree index", RelationGetRelationName(rel)),
+				 errhint("Create one with CREATE INDEX ... USING abtree (...).")));
+	heapoid = IndexGetRelation(indexoid, false);
+	aclresult = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapoid));
+	return rel;
+}
+
+/* The PRNG of a sampling call: seeded from seed, or randomly if null. */
+void
+abt_seed_prng(pg_prng_state *prng, bool has_seed, float8 seed)
+{
+	if (has_seed)
+		pg_prng_seed(prng, hash_bytes_extended((const unsigned char *) &seed,
+											   sizeof(seed), 0));
+	else
+		pg_prng_seed(prng, pg_prng_uint64(&pg_global_prng_state));
+}
+
+Datum
+abtree_sample_tids(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	rel;
+	int32		n;
+	int64		rejects = 0;
+	pg_prng_state prng;
+	int32		i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_sample_tids: index and n must not be null")));
+	n = PG_GETARG_INT32(1);
+	if (n < 0 || n > ABT_SAMPLE_MAX_N)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("abtree_sample_tids: n must be between 0 and %d, not %d",
+						ABT_SAMPLE_MAX_N, n)));
+	if (!PG_ARGISNULL(2) && isnan(PG_GETARG_FLOAT8(2)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("abtree_sample_tids: seed must not be NaN")));
+
+	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+
+	for (i = 0; i < n; i++)
+	{
+		ItemPointerData tid;
+		Datum		value;
+		bool		isnull = false;
+
+		CHECK_FOR_INTERRUPTS();
+		while (!abt_sample_one(rel, pg_prng_double(&prng), NULL, &tid))
+		{
+			if (++rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (i + 1))
+			{
+				/* an empty index rejects every attempt: no samples, no error */
+				if (abt_total_weight(rel) == 0)
+				{
+					relation_close(rel, AccessShareLock);
+					return (Datum) 0;
+				}
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("abtree_sample_tids: too many rejected draws in index \"%s\"",
+								RelationGetRelationName(rel)),
+						 errhint("The stored weights overcount a lot; VACUUM the table.")));
+			}
+			CHECK_FOR_INTERRUPTS();
+		}
+		value = PointerGetDatum(&tid);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
+/* Sum of the root's weights (0 for an empty tree). */
+uint64
+abt_total_weight(Relation rel)
+{
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE, NULL);
+	uint64		total;
+
+	if (!BufferIsValid(buf))
+		return 0;
+	total = abt_page_weight(BufferGetPage(buf), abt_index_info(rel)->weighted);
+	UnlockReleaseBuffer(buf);
+	return total;
+}

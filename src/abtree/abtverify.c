@@ -1,0 +1,398 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtverify.c
+ *	  abtree_verify() and abtree_stats(): checking and describing an index.
+ *
+ * abtree_verify walks every level from its leftmost page along the
+ * right-links, as amcheck does for nbtree, and checks the invariants of
+ * src/abtree/README: page kind and level, sibling links, key order within
+ * and across pages (K1, K2), that each level's pages are exactly the
+ * children of the level above in order and that downlink keys equal the
+ * children's left neighbours' high keys (K3, K4), and weights: each
+ * downlink equals its child's total (W2, "exact", under a ShareLock that
+ * keeps writers out) or is at least that (W1, "at least", under an
+ * AccessShareLock, next to running writers).  With heapallindexed, every
+ * heap tuple that should be indexed must be found by its TID.  The first
+ * problem raises an ERROR with ERRCODE_INDEX_CORRUPTED.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+typedef struct AbtVerifyChild
+{
+	BlockNumber blkno;
+	uint64		weight;
+	IndexTuple	key;			/* downlink key; NULL for minus infinity */
+} AbtVerifyChild;
+
+typedef struct AbtVerifyState
+{
+	Relation	rel;
+	AbtIndexInfo *info;
+	bool		exact;
+	/* the children the level being walked must consist of */
+	AbtVerifyChild *expect;
+	int			nexpect;
+	/* what the walk of this level collects for the next one */
+	AbtVerifyChild *next;
+	int			nnext;
+	int			maxnext;
+	/* leaf level */
+	ItemPointerData *tids;
+	int64		ntids;
+	int64		maxtids;
+	uint64		leaf_weight;
+} AbtVerifyState;
+
+#define abt_corrupt(rel, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("abtree index \"%s\" is corrupted", RelationGetRelationName(rel)), \
+			 errdetail(__VA_ARGS__)))
+
+static void
+abt_verify_add_next(AbtVerifyState *vs, BlockNumber blkno, uint64 weight, IndexTuple key)
+{
+	if (vs->nnext == vs->maxnext)
+	{
+		vs->maxnext = Max(64, vs->maxnext * 2);
+		vs->next = vs->next ? repalloc(vs->next, sizeof(AbtVerifyChild) * vs->maxnext) :
+			palloc(sizeof(AbtVerifyChild) * vs->maxnext);
+	}
+	vs->next[vs->nnext].blkno = blkno;
+	vs->next[vs->nnext].weight = weight;
+	vs->next[vs->nnext].key = key ? CopyIndexTuple(key) : NULL;
+	vs->nnext++;
+}
+
+static void
+abt_verify_add_tid(AbtVerifyState *vs, ItemPointer tid)
+{
+	if (vs->ntids == vs->maxtids)
+	{
+		vs->maxtids = Max(1024, vs->maxtids * 2);
+		vs->tids = vs->tids ? repalloc_huge(vs->tids, sizeof(ItemPointerData) * vs->maxtids) :
+			palloc(sizeof(ItemPointerData) * vs->maxtids);
+	}
+	vs->tids[vs->ntids++] = *tid;
+}
+
+/* K1 and K2 inside one page, and against the left neighbour's high key. */
+static void
+abt_verify_order(AbtVerifyState *vs, Page page, BlockNumber blkno, IndexTuple prev_hikey)
+{
+	Relation	rel = vs->rel;
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	bool		leaf = AbtPageIsLeaf(opaque);
+	OffsetNumber first = AbtFirstDataOffset(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+	IndexTuple	prev = NULL;
+	bool		prev_pivot = true;
+
+	/* the first keyed item must be above the left neighbour's high key */
+	if (prev_hikey)
+		prev = prev_hikey;
+
+	for (off = first; off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (!leaf && off == first)
+		{
+			if (!AbtPivotHasNoKey(itup))
+				abt_corrupt(rel, "First downlink on block %u has a key.", blkno);
+			continue;
+		}
+		if (!leaf && AbtPivotHasNoKey(itup))
+			abt_corrupt(rel, "Downlink %u on block %u has no key.", off, blkno);
+		if (prev && abt_compare_tuples(rel, prev, prev_pivot, itup, !leaf) >= 0)
+			abt_corrupt(rel, "Item %u on block %u is not above the item before it.", off, blkno);
+		prev = itup;
+		prev_pivot = !leaf;
+	}
+	if (!AbtPageIsRightmost(opaque) && prev != NULL && prev != prev_hikey)
+	{
+		IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY));
+		int			cmp = abt_compare_tuples(rel, prev, prev_pivot, hikey, true);
+
+		/* leaves: the high key is the largest key; internal: above all */
+		if (leaf ? cmp > 0 : cmp >= 0)
+			abt_corrupt(rel, "The high key of block %u is below its last item.", blkno);
+	}
+}
+
+/* Check one page (a private copy) of the level being walked. */
+static void
+abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
+				uint16 level, BlockNumber prev_blkno, IndexTuple prev_hikey)
+{
+	Relation	rel = vs->rel;
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	uint64		weight = abt_page_weight(page, vs->info->weighted);
+	OffsetNumber off;
+
+	if (opaque->level != level)
+		abt_corrupt(rel, "Block %u has level %u, expected %u.", blkno, opaque->level, level);
+	if (AbtPageIsLeaf(opaque) != (level == 0))
+		abt_corrupt(rel, "Block %u at level %u has the wrong leaf flag.", blkno, level);
+	if (opaque->prev != prev_blkno)
+		abt_corrupt(rel, "Block %u links left to %u, expected %u.", blkno, opaque->prev, prev_blkno);
+
+	if (vs->expect)
+	{
+		AbtVerifyChild *c = index < vs->nexpect ? &vs->expect[index] : NULL;
+
+		if (vs->exact && (c == NULL || c->blkno != blkno))
+			abt_corrupt(rel, "Block %u at level %u has no downlink in the right place.", blkno, level);
+		if (c && c->blkno == blkno)
+		{
+			if (vs->exact ? c->weight != weight : c->weight < weight)
+				abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
+							blkno, c->weight, weight);
+			/* a keyed downlink carries the left sibling's high key (K3) */
+			if (vs->exact && c->key &&
+				(prev_hikey == NULL || !abt_pivot_key_equal(c->key, prev_hikey)))
+				abt_corrupt(rel, "Downlink key of block %u differs from the high key of its left sibling.", blkno);
+			if (index == 0 && c->key)
+				abt_corrupt(rel, "The leftmost block %u of level %u has a keyed downlink.", blkno, level);
+		}
+	}
+
+	abt_verify_order(vs, page, blkno, prev_hikey);
+
+	for (off = AbtFirstDataOffset(opaque); off <= PageGetMaxOffsetNumber(page); off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (AbtPageIsLeaf(opaque))
+			abt_verify_add_tid(vs, &itup->t_tid);
+		else
+			abt_verify_add_next(vs, AbtDownlinkGetChild(itup), AbtPivotGetAux(itup)->weight,
+								AbtPivotHasNoKey(itup) ? NULL : itup);
+	}
+	if (AbtPageIsLeaf(opaque))
+		vs->leaf_weight += weight;
+}
+
+/* Walk one level from its leftmost page; returns the leftmost child. */
+static BlockNumber
+abt_verify_level(AbtVerifyState *vs, BlockNumber leftmost, uint16 level)
+{
+	Relation	rel = vs->rel;
+	BlockNumber blkno = leftmost;
+	BlockNumber prev = InvalidBlockNumber;
+	IndexTuple	prev_hikey = NULL;
+	PGAlignedBlock copy;
+	int			index = 0;
+
+	vs->next = NULL;
+	vs->nnext = vs->maxnext = 0;
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		Page		page = copy.data;
+		AbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == ABT_METAPAGE || blkno >= RelationGetNumberOfBlocks(rel))
+			abt_corrupt(rel, "Link to block %u, which is not an index page.", blkno);
+		buf = ReadBuffer(rel, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		memcpy(page, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
+
+		abt_verify_page(vs, page, blkno, index++, level, prev, prev_hikey);
+		opaque = AbtPageGetOpaque(page);
+		prev_hikey = AbtPageIsRightmost(opaque) ? NULL :
+			CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
+		prev = blkno;
+		blkno = opaque->next;
+	}
+	if (vs->exact && vs->expect && index != vs->nexpect)
+		abt_corrupt(rel, "Level %u has %d pages but %d downlinks point to it.",
+					level, index, vs->nexpect);
+	return vs->nnext > 0 ? vs->next[0].blkno : InvalidBlockNumber;
+}
+
+static int
+abt_tid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+static void
+abt_verify_heap_callback(Relation index, ItemPointer tid, Datum *values,
+						 bool *isnull, bool tupleIsAlive, void *state)
+{
+	AbtVerifyState *vs = (AbtVerifyState *) state;
+
+	if (!bsearch(tid, vs->tids, vs->ntids, sizeof(ItemPointerData), abt_tid_cmp))
+		abt_corrupt(vs->rel, "Heap tuple (%u,%u) is not in the index.",
+					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
+}
+
+PG_FUNCTION_INFO_V1(abtree_verify);
+
+Datum
+abtree_verify(PG_FUNCTION_ARGS)
+{
+	AbtVerifyState vs;
+	AbtMetaPageData meta;
+	BlockNumber leftmost;
+	bool		heapallindexed;
+	int			level;
+	LOCKMODE	lockmode;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_verify: arguments must not be null")));
+	heapallindexed = PG_GETARG_BOOL(1);
+	memset(&vs, 0, sizeof(vs));
+	vs.exact = PG_GETARG_BOOL(2);
+	if (heapallindexed && !vs.exact)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("abtree_verify: heapallindexed needs exact => true"),
+				 errhint("The heap check must not race with inserts; exact mode keeps them out.")));
+	lockmode = vs.exact ? ShareLock : AccessShareLock;
+	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
+	vs.info = abt_index_info(vs.rel);
+
+	abt_read_meta(vs.rel, &meta);
+	if (meta.root != InvalidBlockNumber)
+	{
+		leftmost = meta.root;
+		for (level = meta.level; level >= 0; level--)
+		{
+			AbtVerifyChild *prev_next = vs.next;
+			int			prev_nnext = vs.nnext;
+
+			vs.ntids = 0;
+			leftmost = abt_verify_level(&vs, leftmost, level);
+			vs.expect = vs.next;
+			vs.nexpect = vs.nnext;
+			(void) prev_next;
+			(void) prev_nnext;
+			if (level > 0 && leftmost == InvalidBlockNumber)
+				abt_corrupt(vs.rel, "Level %d has no downlinks.", level);
+		}
+	}
+
+	if (vs.exact && meta.root != InvalidBlockNumber)
+	{
+		uint64		total = abt_total_weight(vs.rel);
+
+		if (total != vs.leaf_weight)
+			abt_corrupt(vs.rel, "The root's weights sum to " UINT64_FORMAT ", the leaves to " UINT64_FORMAT ".",
+						total, vs.leaf_weight);
+	}
+
+	if (heapallindexed)
+	{
+		Relation	heap = table_open(IndexGetRelation(RelationGetRelid(vs.rel), false),
+									  AccessShareLock);
+		IndexInfo  *indexInfo = BuildIndexInfo(vs.rel);
+
+		qsort(vs.tids, vs.ntids, sizeof(ItemPointerData), abt_tid_cmp);
+		table_index_build_scan(heap, vs.rel, indexInfo, true, false,
+							   abt_verify_heap_callback, &vs, NULL);
+		table_close(heap, AccessShareLock);
+	}
+
+	relation_close(vs.rel, lockmode);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(abtree_stats);
+
+/*
+ * abtree_stats(index): height, pages, leaf pages, empty leaf pages,
+ * entries, total weight, average leaf fill, pages per level.
+ */
+Datum
+abtree_stats(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	AbtMetaPageData meta;
+	TupleDesc	tupdesc;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	int64		per_level[64] = {0};
+	int64		leaf_pages = 0;
+	int64		empty_leaves = 0;
+	int64		entries = 0;
+	double		fill = 0;
+	int			height;
+	Datum		values[8];
+	bool		nulls[8] = {false};
+	Datum	   *levels;
+	int			i;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_stats: index must not be null")));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	abt_read_meta(rel, &meta);
+	height = meta.root == InvalidBlockNumber ? 0 : meta.level + 1;
+
+	nblocks = RelationGetNumberOfBlocks(rel);
+	for (blkno = ABT_METAPAGE + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf = ReadBuffer(rel, blkno);
+		Page		page;
+		AbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		opaque = AbtPageGetOpaque(page);
+		if (opaque->level < lengthof(per_level))
+			per_level[opaque->level]++;
+		if (AbtPageIsLeaf(opaque))
+		{
+			int			n = PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
+
+			leaf_pages++;
+			entries += Max(n, 0);
+			if (n <= 0)
+				empty_leaves++;
+			fill += 1.0 - (double) PageGetExactFreeSpace(page) /
+				(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(AbtPageOpaqueData)));
+		}
+		UnlockReleaseBuffer(buf);
+	}
+
+	values[0] = Int32GetDatum(height);
+	values[1] = Int64GetDatum((int64) nblocks);
+	values[2] = Int64GetDatum(leaf_pages);
+	values[3] = Int64GetDatum(empty_leaves);
+	values[4] = Int64GetDatum(entries);
+	values[5] = DirectFunctionCall1(int8_numeric, Int64GetDatum((int64) abt_total_weight(rel)));
+	values[6] = Float8GetDatum(leaf_pages > 0 ? fill / leaf_pages : 0);
+	levels = palloc(sizeof(Datum) * Max(height, 1));
+	for (i = 0; i < height; i++)
+		levels[i] = Int64GetDatum(per_level[i]);
+	values[7] = PointerGetDatum(construct_array(levels, height, INT8OID, 8, true, TYPALIGN_DOUBLE));
+
+	relation_close(rel, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

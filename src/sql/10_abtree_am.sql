@@ -1,0 +1,50 @@
+
+-- ---------------------------------------------------------------------------
+-- The abtree index access method (src/abtree/README)
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION abtree_am_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'abtree_am_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD abtree TYPE INDEX HANDLER abtree_am_handler;
+COMMENT ON ACCESS METHOD abtree IS
+'aggregate B-link tree: an ordered index whose downlinks carry subtree weights, for weighted random sampling';
+
+-- Draws n index entries, each with probability proportional to its weight,
+-- independently and with replacement; returns their heap TIDs (visible or
+-- not: the caller checks).  For tests and for TABLESAMPLE swr.
+CREATE FUNCTION abtree_sample_tids(index regclass, n integer, seed float8 DEFAULT NULL)
+RETURNS SETOF tid
+AS 'MODULE_PATHNAME', 'abtree_sample_tids'
+LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1000;
+
+-- Checks the structure and the weights of an abtree index, amcheck style.
+-- exact: downlink weights must equal the weight below (takes a ShareLock,
+-- which waits for and blocks writers); false: at least that (AccessShareLock).
+CREATE FUNCTION abtree_verify(index regclass, heapallindexed boolean DEFAULT false,
+							  exact boolean DEFAULT true)
+RETURNS void
+AS 'MODULE_PATHNAME', 'abtree_verify'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION abtree_stats(index regclass,
+	OUT height integer,
+	OUT pages bigint,
+	OUT leaf_pages bigint,
+	OUT empty_leaf_pages bigint,
+	OUT entries bigint,
+	OUT total_weight numeric,
+	OUT avg_leaf_fill float8,
+	OUT pages_per_level bigint[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'abtree_stats'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION abtree_sample_tids(regclass, integer, float8) IS
+'n weighted random draws with replacement from an abtree index (heap TIDs)';
+COMMENT ON FUNCTION abtree_verify(regclass, boolean, boolean) IS
+'checks order, links, levels and weights of an abtree index; ERROR on the first problem';
+COMMENT ON FUNCTION abtree_stats(regclass) IS
+'height, pages, entries, total weight and fill of an abtree index';
