@@ -33,11 +33,11 @@ OBJS = \
 	src/abtree/abtxlog.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent
+ISOLATION = probe_concurrent abtree_split_sample
 ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster

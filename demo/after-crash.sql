@@ -4,3 +4,4 @@
 \pset footer off
 SELECT component, item, value FROM abtree_status() WHERE component = 'wal';
 SELECT count(*) AS orders_after_recovery FROM orders;
+SELECT abtree_verify('orders_placed_abtree', exact => false) AS index_verified_after_recovery;

@@ -51,18 +51,66 @@ SELECT status, count(*), round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS p
   FROM orders GROUP BY status ORDER BY count(*) DESC;
 
 \echo
-\echo '== 4. Why abtree: the built-in samplers cannot give exactly n rows'
-\echo '   BERNOULLI(0.1) returns about 1000 rows, a different number each time;'
-\echo '   TABLESAMPLE swr(1000) (coming with the abtree index) returns exactly 1000,'
-\echo '   drawn independently, with replacement, optionally weighted.'
+\echo '== 4. The built-in samplers cannot give exactly n rows'
+\echo '   BERNOULLI(0.1) returns about 1000 rows, a different number each time.'
 SELECT (SELECT count(*) FROM orders TABLESAMPLE BERNOULLI (0.1)) AS bernoulli_1,
 	   (SELECT count(*) FROM orders TABLESAMPLE BERNOULLI (0.1)) AS bernoulli_2,
 	   (SELECT count(*) FROM orders TABLESAMPLE BERNOULLI (0.1)) AS bernoulli_3;
 
 \echo
-\echo '== 5. abtree writes WAL records of its own (resource manager "abtree")'
+\echo '== 5. An abtree index: an ordered index whose downlinks carry subtree weights'
+\echo '   (weighted by quantity; a btree on the same column for comparison)'
+\timing on
+CREATE INDEX orders_placed_btree ON orders (placed_at);
+CREATE INDEX orders_placed_abtree ON orders USING abtree (placed_at) INCLUDE (quantity)
+	WITH (weight_column = 'quantity');
+\timing off
+SELECT pg_size_pretty(pg_relation_size('orders_placed_btree')) AS btree_size,
+	   pg_size_pretty(pg_relation_size('orders_placed_abtree')) AS abtree_size;
+SELECT * FROM abtree_stats('orders_placed_abtree');
+DROP INDEX orders_placed_btree;
+\echo '   It is a complete ordered index:'
+EXPLAIN (COSTS OFF)
+SELECT order_id, placed_at FROM orders WHERE placed_at >= '2025-12-24' ORDER BY placed_at LIMIT 3;
+SELECT order_id, placed_at FROM orders WHERE placed_at >= '2025-12-24' ORDER BY placed_at LIMIT 3;
+
+\echo
+\echo '== 6. Weighted random draws, one root-to-leaf descent each'
+\echo '   10000 orders drawn with probability proportional to quantity: the mean'
+\echo '   amount of the draws estimates the amount per item sold.'
+\timing on
+WITH draw AS (
+	SELECT o.amount FROM abtree_sample_tids('orders_placed_abtree', 10000, 0.42) t
+	JOIN orders o ON o.ctid = t)
+SELECT count(*) AS draws, round(avg(amount), 2) AS estimate,
+	   round(1.96 * stddev(amount) / sqrt(count(*)), 2) AS ci95_half_width,
+	   (SELECT round(sum(amount * quantity) / sum(quantity), 2) FROM orders) AS exact
+  FROM draw;
+\timing off
+\echo '   The same within a key range: orders placed in December 2025.'
+WITH draw AS (
+	SELECT o.placed_at FROM abtree_sample_tids_range('orders_placed_abtree', 1000, 7,
+		timestamptz '2025-12-01', timestamptz '2025-12-31 23:59:59') t
+	JOIN orders o ON o.ctid = t)
+SELECT count(*) AS draws, min(placed_at)::date AS first, max(placed_at)::date AS last FROM draw;
+
+\echo
+\echo '== 7. Inserts and deletes keep the weights exact; abtree_verify checks it'
+INSERT INTO orders (customer_id, placed_at, status, amount, quantity)
+SELECT 1, timestamptz '2025-06-01' + i * interval '1 minute', 'new', 10, 3
+  FROM generate_series(1, 50000) i;
+DELETE FROM orders WHERE status = 'cancelled';
+VACUUM (INDEX_CLEANUP ON) orders;
+SELECT abtree_verify('orders_placed_abtree', heapallindexed => true) AS verified,
+	   (SELECT total_weight FROM abtree_stats('orders_placed_abtree')) AS index_total_weight,
+	   (SELECT sum(quantity) FROM orders) AS table_total_quantity;
+
+\echo
+\echo '== 8. abtree writes WAL records of its own (resource manager "abtree")'
 CREATE EXTENSION pg_walinspect;
 SELECT pg_current_wal_insert_lsn() AS start_lsn \gset
+INSERT INTO orders (customer_id, placed_at, status, amount, quantity)
+VALUES (7, now(), 'new', 99.50, 2);
 SELECT abtree_wal_probe('hello from the abtree demo') AS end_lsn \gset
 SELECT resource_manager, record_type, description
   FROM pg_get_wal_records_info(:'start_lsn', :'end_lsn')

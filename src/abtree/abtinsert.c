@@ -374,6 +374,8 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	uint16		level = opaque->level;
 	Buffer		bufs[4];
 	bool		goright;
+	IndexTuple	first;
+	IndexTuple	second;
 
 	Assert(ist->depth < ABT_MAX_HEIGHT);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -390,15 +392,16 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	ist->path[0].off = FirstOffsetNumber;
 	goright = abt_follow_half(ist, 1, plan, left, right);
 
+	/* no palloc inside the critical section */
+	first = abt_make_nokey_pivot(BufferGetBlockNumber(buf), wl);
+	second = abt_make_pivot(rel, plan->lefthikey, false, BufferGetBlockNumber(rbuf), wr);
+
 	START_CRIT_SECTION();
 	memcpy(page, left, BLCKSZ);
 	memcpy(BufferGetPage(rbuf), right, BLCKSZ);
 	abt_init_page(newroot, level + 1, ABTP_ROOT);
-	abt_page_add(newroot, abt_make_nokey_pivot(BufferGetBlockNumber(buf), wl),
-				 FirstOffsetNumber);
-	abt_page_add(newroot, abt_make_pivot(rel, plan->lefthikey, false,
-										 BufferGetBlockNumber(rbuf), wr),
-				 OffsetNumberNext(FirstOffsetNumber));
+	abt_page_add(newroot, first, FirstOffsetNumber);
+	abt_page_add(newroot, second, OffsetNumberNext(FirstOffsetNumber));
 	meta->root = BufferGetBlockNumber(nrbuf);
 	meta->level = level + 1;
 	bufs[0] = buf;

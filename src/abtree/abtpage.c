@@ -231,11 +231,20 @@ abt_index_info(Relation rel)
 		abt_resolve_weight_column(rel, info,
 								  (char *) opts + opts->weight_column);
 	info->max_pivot_size = abt_max_pivot_size(rel, info->nkeyatts);
-	/* the key columns only: the shape of pivot tuples */
-	info->keydesc = MemoryContextAlloc(rel->rd_indexcxt,
-									   TupleDescSize(RelationGetDescr(rel)));
-	TupleDescCopy(info->keydesc, RelationGetDescr(rel));
-	info->keydesc->natts = info->nkeyatts;
+	/*
+	 * The key columns only: the shape of pivot tuples.  Built entry by entry
+	 * (PostgreSQL 18 places the attributes after an array sized by natts,
+	 * so a copy with natts lowered would not do).
+	 */
+	{
+		MemoryContext old = MemoryContextSwitchTo(rel->rd_indexcxt);
+		int			i;
+
+		info->keydesc = CreateTemplateTupleDesc(info->nkeyatts);
+		for (i = 1; i <= info->nkeyatts; i++)
+			TupleDescCopyEntry(info->keydesc, i, RelationGetDescr(rel), i);
+		MemoryContextSwitchTo(old);
+	}
 	rel->rd_amcache = info;
 	return info;
 }

@@ -25,6 +25,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -228,35 +229,59 @@ abt_seed_prng(pg_prng_state *prng, bool has_seed, float8 seed)
 		pg_prng_seed(prng, pg_prng_uint64(&pg_global_prng_state));
 }
 
-Datum
-abtree_sample_tids(PG_FUNCTION_ARGS)
+/*
+ * Is there any entry of positive weight in the range?  Walks the leaves
+ * from the range's start; used only when draws keep being rejected.
+ */
+static bool
+abt_range_has_weight(Relation rel, AbtSampleRange *range)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+	AbtKey	   *start = palloc(sizeof(AbtKey));
+	Buffer		buf;
+	bool		found = false;
+
+	if (range && range->has_lo)
+		memcpy(start, &range->lo, sizeof(AbtKey));
+	else
+		abt_key_init(rel, start);
+	buf = abt_descend_to_leaf(rel, start);
+	while (BufferIsValid(buf) && !found)
+	{
+		Page		page = BufferGetPage(buf);
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		OffsetNumber off;
+		bool		past = false;
+
+		for (off = abt_binsrch_leaf(rel, start, page);
+			 off <= PageGetMaxOffsetNumber(page) && !found && !past; off++)
+		{
+			if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
+				past = true;
+			else if (abt_leaf_effective_weight((IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+											   info->weighted) > 0)
+				found = true;
+		}
+		if (found || past || AbtPageIsRightmost(opaque))
+			break;
+		buf = abt_relandgetbuf(rel, buf, opaque->next);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+	pfree(start);
+	return found;
+}
+
+/* Draw n samples into the result set of an SRF call. */
+static void
+abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *prng,
+				AbtSampleRange *range)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel;
-	int32		n;
 	int64		rejects = 0;
-	pg_prng_state prng;
 	int32		i;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("abtree_sample_tids: index and n must not be null")));
-	n = PG_GETARG_INT32(1);
-	if (n < 0 || n > ABT_SAMPLE_MAX_N)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("abtree_sample_tids: n must be between 0 and %d, not %d",
-						ABT_SAMPLE_MAX_N, n)));
-	if (!PG_ARGISNULL(2) && isnan(PG_GETARG_FLOAT8(2)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("abtree_sample_tids: seed must not be NaN")));
-
-	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
-	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-
 	for (i = 0; i < n; i++)
 	{
 		ItemPointerData tid;
@@ -264,27 +289,111 @@ abtree_sample_tids(PG_FUNCTION_ARGS)
 		bool		isnull = false;
 
 		CHECK_FOR_INTERRUPTS();
-		while (!abt_sample_one(rel, pg_prng_double(&prng), NULL, &tid))
+		while (!abt_sample_one(rel, pg_prng_double(prng), range, &tid))
 		{
 			if (++rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (i + 1))
 			{
-				/* an empty index rejects every attempt: no samples, no error */
-				if (abt_total_weight(rel) == 0)
-				{
-					relation_close(rel, AccessShareLock);
-					return (Datum) 0;
-				}
+				/* nothing to draw: no samples, no error */
+				if (!abt_range_has_weight(rel, range))
+					return;
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("abtree_sample_tids: too many rejected draws in index \"%s\"",
+						 errmsg("too many rejected draws in abtree index \"%s\"",
 								RelationGetRelationName(rel)),
-						 errhint("The stored weights overcount a lot; VACUUM the table.")));
+						 errhint("The stored weights overcount a lot, or the range holds a tiny part of the weight of the subtrees around it; VACUUM the table or widen the range.")));
 			}
 			CHECK_FOR_INTERRUPTS();
 		}
 		value = PointerGetDatum(&tid);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 	}
+}
+
+static int32
+abt_sample_check_args(FunctionCallInfo fcinfo, const char *fname)
+{
+	int32		n;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: index and n must not be null", fname)));
+	n = PG_GETARG_INT32(1);
+	if (n < 0 || n > ABT_SAMPLE_MAX_N)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: n must be between 0 and %d, not %d",
+						fname, ABT_SAMPLE_MAX_N, n)));
+	if (!PG_ARGISNULL(2) && isnan(PG_GETARG_FLOAT8(2)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: seed must not be NaN", fname)));
+	return n;
+}
+
+Datum
+abtree_sample_tids(PG_FUNCTION_ARGS)
+{
+	int32		n = abt_sample_check_args(fcinfo, "abtree_sample_tids");
+	Relation	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	pg_prng_state prng;
+
+	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
+	abt_sample_into(fcinfo, rel, n, &prng, NULL);
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * A one-column range key on the index's first column, compared with the
+ * operator family's support function 1 for the bound's type.
+ */
+static void
+abt_range_bound(Relation rel, AbtKey *key, Datum value, Oid type, bool nextkey)
+{
+	Oid			proc = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
+										 type, 1);
+
+	if (!OidIsValid(proc))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot compare the first column of index \"%s\" (type %s) with %s",
+						RelationGetRelationName(rel), format_type_be(rel->rd_opcintype[0]),
+						format_type_be(type)),
+				 errhint("Cast the bounds to the column's type.")));
+	abt_key_init(rel, key);
+	key->natts = 1;
+	key->nextkey = nextkey;
+	key->attrs[0].value = value;
+	fmgr_info(proc, &key->attrs[0].cmp);
+}
+
+PG_FUNCTION_INFO_V1(abtree_sample_tids_range);
+
+/*
+ * abtree_sample_tids_range(index, n, seed, lo, hi): draws restricted to
+ * entries whose first key column is in [lo, hi]; a NULL bound is open.
+ */
+Datum
+abtree_sample_tids_range(PG_FUNCTION_ARGS)
+{
+	int32		n = abt_sample_check_args(fcinfo, "abtree_sample_tids_range");
+	Relation	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 3);
+	AbtSampleRange *range = palloc(sizeof(AbtSampleRange));
+	pg_prng_state prng;
+
+	if (!OidIsValid(type))
+		type = get_fn_expr_argtype(fcinfo->flinfo, 4);
+	range->has_lo = !PG_ARGISNULL(3);
+	range->has_hi = !PG_ARGISNULL(4);
+	if (range->has_lo)
+		abt_range_bound(rel, &range->lo, PG_GETARG_DATUM(3), type, false);
+	if (range->has_hi)
+		abt_range_bound(rel, &range->hi, PG_GETARG_DATUM(4), type, true);
+
+	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
+	abt_sample_into(fcinfo, rel, n, &prng, range);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }

@@ -26,6 +26,12 @@
 
 #define ABT_VACUUM_MAX_HEIGHT 32
 
+#if PG_VERSION_NUM >= 180000
+#define vacuum_delay_point_compat() vacuum_delay_point(false)
+#else
+#define vacuum_delay_point_compat() vacuum_delay_point()
+#endif
+
 typedef struct AbtVacPath
 {
 	Buffer		bufs[ABT_VACUUM_MAX_HEIGHT];
@@ -202,7 +208,7 @@ abt_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			IndexTuple	firstdead = NULL;
 			double		nentries = 0;
 
-			vacuum_delay_point();
+			vacuum_delay_point_compat();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
@@ -238,6 +244,96 @@ abtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	return stats;
 }
 
+/*
+ * Set each downlink of the exclusively locked internal page to the exact
+ * weight of its child.  The child is locked after the parent, the writers'
+ * order, and a writer that has added to a downlink holds the child until
+ * it has added below, so the child's sum already contains every weight
+ * the downlink legitimately carries.  Returns the number of fixes.
+ */
+static int
+abt_repair_page(Relation rel, AbtIndexInfo *info, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	OffsetNumber off;
+	int			fixed = 0;
+
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		AbtPivotAux *aux = AbtPivotGetAux(itup);
+		Buffer		cbuf = ReadBuffer(rel, AbtDownlinkGetChild(itup));
+		uint64		actual;
+
+		LockBuffer(cbuf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, cbuf);
+		actual = abt_page_weight(BufferGetPage(cbuf), info->weighted);
+		UnlockReleaseBuffer(cbuf);
+		if (actual != aux->weight)
+		{
+			/* a recomputation: bump the RID, as a split does */
+			aux->rid++;
+			abt_add_downlink_weight(rel, buf, off, (int64) (actual - aux->weight));
+			fixed++;
+		}
+	}
+	return fixed;
+}
+
+/*
+ * Make every downlink weight exact again, level by level from the bottom.
+ * Weights overcount after a crash in the middle of an insert (the adds on
+ * the way down are in the WAL, the leaf entry is not) or after an insert
+ * that failed half way; this is where W2 (README) is restored.
+ */
+static void
+abt_repair_weights(IndexVacuumInfo *info)
+{
+	Relation	rel = info->index;
+	AbtIndexInfo *info_abt = abt_index_info(rel);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber blkno;
+	uint16	   *levels = palloc0(sizeof(uint16) * Max(nblocks, 1));
+	uint16		maxlevel = 0;
+	uint16		level;
+	int			fixed = 0;
+
+	for (blkno = ABT_METAPAGE + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+											 info->strategy);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!PageIsNew(page) && AbtPageGetOpaque(page)->page_id == ABT_PAGE_ID)
+			levels[blkno] = AbtPageGetOpaque(page)->level;
+		maxlevel = Max(maxlevel, levels[blkno]);
+		UnlockReleaseBuffer(buf);
+	}
+	for (level = 1; level <= maxlevel; level++)
+	{
+		for (blkno = ABT_METAPAGE + 1; blkno < nblocks; blkno++)
+		{
+			Buffer		buf;
+
+			if (levels[blkno] != level)
+				continue;
+			vacuum_delay_point_compat();
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			fixed += abt_repair_page(rel, info_abt, buf);
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	if (fixed > 0)
+		ereport(LOG,
+				(errmsg("abtree: made %d downlink weights of index \"%s\" exact again",
+						fixed, RelationGetRelationName(rel))));
+	pfree(levels);
+}
+
 IndexBulkDeleteResult *
 abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
@@ -250,5 +346,6 @@ abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		abt_vacuum_scan(info, stats, NULL, NULL);
 	}
+	abt_repair_weights(info);
 	return stats;
 }

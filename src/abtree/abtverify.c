@@ -11,7 +11,8 @@
  * children's left neighbours' high keys (K3, K4), and weights: each
  * downlink equals its child's total (W2, "exact", under a ShareLock that
  * keeps writers out) or is at least that (W1, "at least", under an
- * AccessShareLock, next to running writers).  With heapallindexed, every
+ * AccessShareLock, next to running writers; the parent and the child are
+ * then held together while compared).  With heapallindexed, every
  * heap tuple that should be indexed must be found by its TID.  The first
  * problem raises an ERROR with ERRCODE_INDEX_CORRUPTED.
  *
@@ -159,7 +160,7 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 			abt_corrupt(rel, "Block %u at level %u has no downlink in the right place.", blkno, level);
 		if (c && c->blkno == blkno)
 		{
-			if (vs->exact ? c->weight != weight : c->weight < weight)
+			if (vs->exact && c->weight != weight)
 				abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
 							blkno, c->weight, weight);
 			/* a keyed downlink carries the left sibling's high key (K3) */
@@ -185,6 +186,48 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 	}
 	if (AbtPageIsLeaf(opaque))
 		vs->leaf_weight += weight;
+}
+
+/*
+ * At-least mode next to running writers: compare each downlink with its
+ * child while holding the parent's share lock (parent before child, the
+ * writers' order).  Writers add top-down and VACUUM subtracts bottom-up
+ * under exclusive locks, so at the moment both pages are held the downlink
+ * must be at least the child's weight (W1).  Values read at different
+ * moments would prove nothing.
+ */
+static void
+abt_verify_coupled_weights(AbtVerifyState *vs, BlockNumber blkno)
+{
+	Relation	rel = vs->rel;
+	Buffer		buf = ReadBuffer(rel, blkno);
+	Page		page;
+	OffsetNumber off;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		BlockNumber child = AbtDownlinkGetChild(itup);
+		Buffer		cbuf = ReadBuffer(rel, child);
+		uint64		weight;
+
+		LockBuffer(cbuf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, cbuf);
+		weight = abt_page_weight(BufferGetPage(cbuf), vs->info->weighted);
+		UnlockReleaseBuffer(cbuf);
+		if (AbtPivotGetAux(itup)->weight < weight)
+		{
+			uint64		stored = AbtPivotGetAux(itup)->weight;
+
+			UnlockReleaseBuffer(buf);
+			abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", less than the block's " UINT64_FORMAT ".",
+						child, stored, weight);
+		}
+	}
+	UnlockReleaseBuffer(buf);
 }
 
 /* Walk one level from its leftmost page; returns the leftmost child. */
@@ -217,6 +260,8 @@ abt_verify_level(AbtVerifyState *vs, BlockNumber leftmost, uint16 level)
 
 		abt_verify_page(vs, page, blkno, index++, level, prev, prev_hikey);
 		opaque = AbtPageGetOpaque(page);
+		if (!vs->exact && !AbtPageIsLeaf(opaque))
+			abt_verify_coupled_weights(vs, blkno);
 		prev_hikey = AbtPageIsRightmost(opaque) ? NULL :
 			CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
 		prev = blkno;
@@ -362,8 +407,14 @@ abtree_stats(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(rel, buf);
 		page = BufferGetPage(buf);
+		/* a page added by a split that a crash interrupted: unused */
+		if (PageIsNew(page))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		abt_check_page(rel, buf);
 		opaque = AbtPageGetOpaque(page);
 		if (opaque->level < lengthof(per_level))
 			per_level[opaque->level]++;

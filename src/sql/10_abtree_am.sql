@@ -48,3 +48,13 @@ COMMENT ON FUNCTION abtree_verify(regclass, boolean, boolean) IS
 'checks order, links, levels and weights of an abtree index; ERROR on the first problem';
 COMMENT ON FUNCTION abtree_stats(regclass) IS
 'height, pages, entries, total weight and fill of an abtree index';
+
+-- The same, restricted to entries whose first key column is in [lo, hi]
+-- (a NULL bound is open): independent range sampling (paper 000, section 6).
+CREATE FUNCTION abtree_sample_tids_range(index regclass, n integer, seed float8,
+										 lo anyelement, hi anyelement)
+RETURNS SETOF tid
+AS 'MODULE_PATHNAME', 'abtree_sample_tids_range'
+LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION abtree_sample_tids_range(regclass, integer, float8, anyelement, anyelement) IS
+'n weighted random draws with replacement among the entries whose first key is in [lo, hi]';

@@ -1,0 +1,117 @@
+--
+-- abtree sampling: chi-square goodness-of-fit tests of the draws.
+--
+-- Each test draws N samples with a fixed seed and compares the counts per
+-- category with the expected ones.  The critical values are the chi-square
+-- quantiles at 1 - alpha with alpha = 0.001, so with random seeds each test
+-- would fail by chance once in 1000 runs (its false-alarm rate); with the
+-- fixed seeds here the outcome is deterministic.  A sampler that is biased
+-- by a few percent on some category fails them (see the "biased" checks,
+-- which run the same test against a wrong expectation and must fail).
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+-- chi-square statistic of observed counts against expected proportions
+CREATE FUNCTION abt_chisq(observed bigint[], expected float8[]) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT sum((o - e * n) ^ 2 / (e * n))
+    FROM unnest(observed, expected) AS u(o, e),
+         (SELECT sum(x) AS n FROM unnest(observed) x) t
+$$;
+-- 0.999 quantiles of chi-square for the degrees of freedom used below
+CREATE TABLE abt_chisq_crit (df int PRIMARY KEY, crit float8);
+INSERT INTO abt_chisq_crit VALUES (49, 85.351), (29, 58.301), (9, 27.877);
+
+SELECT setseed(0.5);
+-- 50 keys, 40 rows each, inserted in random order (so the tree has splits)
+CREATE TABLE abt_s (id serial, k int, w int);
+INSERT INTO abt_s (k, w)
+  SELECT k, 1 + k % 10 FROM generate_series(0, 49) k, generate_series(1, 40) r
+  ORDER BY random();
+CREATE INDEX abt_s_k ON abt_s USING abtree (k) WITH (fillfactor = 20);
+INSERT INTO abt_s (k, w)
+  SELECT k, 1 + k % 10 FROM generate_series(0, 49) k, generate_series(1, 40) r
+  ORDER BY random();
+SELECT height >= 2 AS has_internal_pages, entries FROM abtree_stats('abt_s_k');
+
+-- uniform: every entry equally likely, so every key 1/50
+CREATE TABLE abt_draw AS
+  SELECT s.k FROM abtree_sample_tids('abt_s_k', 50000, 0.123) t
+  JOIN abt_s s ON s.ctid = t;
+SELECT count(*) AS draws FROM abt_draw;
+WITH c AS (SELECT k, count(*) AS n FROM abt_draw GROUP BY k ORDER BY k)
+SELECT count(*) AS keys_seen,
+       abt_chisq(array_agg(n), array_fill(1.0 / 50, ARRAY[50])) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 49) AS uniform
+  FROM c;
+-- the test can fail: a 10% bias on half of the keys is detected
+WITH c AS (SELECT k, count(*) AS n FROM abt_draw GROUP BY k ORDER BY k)
+SELECT abt_chisq(array_agg(n), array_agg(CASE WHEN k < 25 THEN 1.1 ELSE 0.9 END / 50 ORDER BY k)) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 49) AS biased_passes
+  FROM c;
+
+-- weighted: weight w = 1 + k % 10, so the ten weight classes are drawn
+-- in proportion (w * rows of that weight)
+CREATE INDEX abt_s_kw ON abt_s USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE TABLE abt_wdraw AS
+  SELECT s.w FROM abtree_sample_tids('abt_s_kw', 50000, 0.456) t
+  JOIN abt_s s ON s.ctid = t;
+WITH c AS (SELECT w, count(*) AS n FROM abt_wdraw GROUP BY w ORDER BY w),
+     e AS (SELECT w, w * count(*)::float8 AS mass FROM abt_s GROUP BY w ORDER BY w)
+SELECT abt_chisq((SELECT array_agg(n ORDER BY w) FROM c),
+                 (SELECT array_agg(mass / (SELECT sum(mass) FROM e) ORDER BY w) FROM e)) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 9) AS proportional_to_weight;
+-- uniform expectations must fail on weighted draws
+WITH c AS (SELECT w, count(*) AS n FROM abt_wdraw GROUP BY w ORDER BY w)
+SELECT abt_chisq(array_agg(n ORDER BY w), array_fill(0.1, ARRAY[10])) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 9) AS uniform_passes_on_weighted
+  FROM c;
+
+-- range: uniform over the keys in [10, 19], nothing outside
+CREATE TABLE abt_rdraw AS
+  SELECT s.k FROM abtree_sample_tids_range('abt_s_k', 20000, 0.321, 10, 19) t
+  JOIN abt_s s ON s.ctid = t;
+SELECT count(*) AS draws, min(k), max(k) FROM abt_rdraw;
+WITH c AS (SELECT k, count(*) AS n FROM abt_rdraw GROUP BY k ORDER BY k)
+SELECT abt_chisq(array_agg(n), array_fill(1.0 / 10, ARRAY[10])) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 9) AS uniform_in_range
+  FROM c;
+-- open bounds, a one-key range, an empty range, cross-type bounds
+SELECT count(*), min(s.k), max(s.k)
+  FROM abtree_sample_tids_range('abt_s_k', 1000, 1, NULL, 4) t JOIN abt_s s ON s.ctid = t;
+SELECT count(*), min(s.k), max(s.k)
+  FROM abtree_sample_tids_range('abt_s_k', 1000, 1, 45, NULL::int) t JOIN abt_s s ON s.ctid = t;
+SELECT count(*), min(s.k), max(s.k)
+  FROM abtree_sample_tids_range('abt_s_k', 1000, 1, 7, 7) t JOIN abt_s s ON s.ctid = t;
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 1000, 1, 100, 200);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 1000, 1, 20, 10);
+SELECT count(*), min(s.k), max(s.k)
+  FROM abtree_sample_tids_range('abt_s_k', 1000, 1, 3::bigint, 5::bigint) t JOIN abt_s s ON s.ctid = t;
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, 'a'::text, 'b'::text);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, NULL, NULL);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, NULL::int, NULL::int);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', -5, 1, 1, 2);
+
+-- after deletes and VACUUM: uniform over the remaining entries
+DELETE FROM abt_s WHERE k >= 30;
+VACUUM (INDEX_CLEANUP ON) abt_s;
+SELECT abtree_verify('abt_s_k', true);
+CREATE TABLE abt_vdraw AS
+  SELECT s.k FROM abtree_sample_tids('abt_s_k', 40000, 0.789) t
+  JOIN abt_s s ON s.ctid = t;
+SELECT count(*) AS draws, max(k) AS max_key FROM abt_vdraw;
+WITH c AS (SELECT k, count(*) AS n FROM abt_vdraw GROUP BY k ORDER BY k)
+SELECT abt_chisq(array_agg(n), array_fill(1.0 / 30, ARRAY[30])) <
+         (SELECT crit FROM abt_chisq_crit WHERE df = 29) AS uniform_after_vacuum
+  FROM c;
+
+-- the same seed gives the same draws; another seed others
+SELECT (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 42) t) =
+       (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 42) t) AS repeatable,
+       (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 42) t) <>
+       (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 43) t) AS seeds_differ;
+
+DROP TABLE abt_s, abt_draw, abt_wdraw, abt_rdraw, abt_vdraw, abt_chisq_crit;
+DROP FUNCTION abt_chisq(bigint[], float8[]);

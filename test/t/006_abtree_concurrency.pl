@@ -1,0 +1,82 @@
+# Concurrent writers, samplers, verifiers and VACUUM on abtree indexes with
+# small fanout (many splits at every level, root splits included).  The
+# at-least verification (W1) must hold at every moment it runs, no client
+# may fail, and at rest the weights must be exact (W2).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $seconds = $ENV{ABTREE_STRESS_SECONDS} // 15;
+
+my $node = PostgreSQL::Test::Cluster->new('abt_conc');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'abtree'
+autovacuum = off
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION abtree;
+CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
+CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 10);
+CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+});
+
+my %scripts = (
+	'insert.sql@6' => q{
+INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
+  FROM generate_series(1, 20);
+},
+	'sample.sql@2' => q{
+SELECT count(*) FROM abtree_sample_tids('t_kw', 50);
+SELECT count(*) FROM abtree_sample_tids_range('t_pad', 20, NULL, 'a'::text, 'b'::text);
+},
+	'verify.sql@1' => q{
+SELECT abtree_verify('t_pad', exact => false);
+SELECT abtree_verify('t_kw', exact => false);
+},
+	'scan.sql@2' => q{
+SELECT count(*) FROM t WHERE pad BETWEEN 'a' AND 'b';
+},
+	'delete.sql@1' => q{
+DELETE FROM t WHERE id % 7 = (random() * 6)::int AND id < (SELECT max(id) - 500 FROM t);
+VACUUM (INDEX_CLEANUP ON) t;
+},
+);
+my @args;
+for my $name (sort keys %scripts)
+{
+	my ($file, $weight) = split /@/, $name;
+	my $path = $node->basedir . "/$file";
+	PostgreSQL::Test::Utils::append_to_file($path, $scripts{$name});
+	push @args, '-f', "$path\@$weight";
+}
+
+my ($out, $err) = ('', '');
+my $ok = IPC::Run::run(
+	[ 'pgbench', '-n', '-c', '4', '-j', '2', '-T', $seconds, @args,
+	  '-h', $node->host, '-p', $node->port, 'postgres' ],
+	'>', \$out, '2>', \$err);
+ok($ok, 'pgbench with inserters, samplers, verifiers, scans and VACUUM ran clean')
+  or diag("stdout:\n$out\nstderr:\n$err");
+unlike($err, qr/aborted|ERROR/, 'no client failed') or diag($err);
+
+my ($height, $rows) = split /\|/, $node->safe_psql('postgres', "SELECT height, (SELECT count(*) FROM t) FROM abtree_stats('t_pad')");
+note("t_pad: height $height, $rows rows");
+ok($height >= 3,
+	'the small-fanout index grew to at least three levels');
+$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
+for my $idx (qw(t_pad t_kw))
+{
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SELECT abtree_verify('$idx', heapallindexed => true)");
+	is($ret, 0, "$idx verifies exactly at rest") or diag($stderr);
+}
+is($node->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_kw')"),
+   $node->safe_psql('postgres', 'SELECT sum(w) FROM t'),
+   'the weighted index sums the weights of the live rows');
+
+$node->stop;
+done_testing();
