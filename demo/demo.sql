@@ -76,14 +76,14 @@ SELECT order_id, placed_at FROM orders WHERE placed_at >= '2025-12-24' ORDER BY 
 
 \echo
 \echo '== 6. Weighted random draws, one root-to-leaf descent each'
-\echo '   10000 orders drawn with probability proportional to quantity: the mean'
+\echo '   50000 orders drawn with probability proportional to quantity: the mean'
 \echo '   amount of the draws estimates the amount per item sold.'
 \timing on
 WITH draw AS (
-	SELECT o.amount FROM abtree_sample_tids('orders_placed_abtree', 10000, 0.42) t
+	SELECT o.amount FROM abtree_sample_tids('orders_placed_abtree', 50000, 0.42) t
 	JOIN orders o ON o.ctid = t)
 SELECT count(*) AS draws, round(avg(amount), 2) AS estimate,
-	   round(1.96 * stddev(amount) / sqrt(count(*)), 2) AS ci95_half_width,
+	   round(1.96 * stddev(amount) / sqrt(count(*))::numeric, 2) AS ci95_half_width,
 	   (SELECT round(sum(amount * quantity) / sum(quantity), 2) FROM orders) AS exact
   FROM draw;
 \timing off
