@@ -5,6 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 abt_require_root
+abt_serialize
 
 abt_log "setup"
 bash "$ABT_ROOT/scripts/setup.sh"

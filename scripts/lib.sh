@@ -12,6 +12,17 @@ ABT_PG15_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 
 abt_log() { printf '\n== %s\n' "$*"; }
 
+# abt_serialize: hold a machine-wide lock until the calling script exits.
+# Builds install into PostgreSQL's shared directories, so two runs (two
+# checkouts, or a developer and a helper) must not interleave.
+abt_serialize() {
+	exec 9>/var/lock/abtree-build.lock
+	if ! flock -n 9; then
+		echo "waiting for another abtree build or test run to finish..." >&2
+		flock 9
+	fi
+}
+
 abt_require_root() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "$(basename "$0"): run as root (it installs packages and the extension)" >&2

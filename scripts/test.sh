@@ -23,6 +23,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 abt_require_root
+abt_serialize
 
 case $pg in
 	15)
