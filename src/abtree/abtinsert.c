@@ -125,31 +125,20 @@ abt_create_first_root(Relation rel)
 	return rootbuf;
 }
 
-/* The root, exclusively locked. */
+/* The root, exclusively locked (made first if the tree has none). */
 static Buffer
 abt_lock_root_for_write(Relation rel)
 {
 	for (;;)
 	{
-		AbtMetaPageData meta;
-		Buffer		buf;
+		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE, NULL);
 
-		CHECK_FOR_INTERRUPTS();
-		abt_read_meta(rel, &meta);
-		if (meta.root == InvalidBlockNumber)
-		{
-			buf = abt_create_first_root(rel);
-			if (BufferIsValid(buf))
-				return buf;
-			continue;
-		}
-		buf = ReadBuffer(rel, meta.root);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		abt_check_page(rel, buf);
-		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
+		if (BufferIsValid(buf))
 			return buf;
-		/* the root split between reading the metapage and locking it */
-		UnlockReleaseBuffer(buf);
+		buf = abt_create_first_root(rel);
+		if (BufferIsValid(buf))
+			return buf;
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 

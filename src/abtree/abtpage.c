@@ -226,6 +226,7 @@ abt_index_info(Relation rel)
 
 	info = MemoryContextAllocZero(rel->rd_indexcxt, sizeof(AbtIndexInfo));
 	info->nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	info->cached_root = InvalidBlockNumber;
 	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
 	if (opts && opts->weight_column != 0)
 		abt_resolve_weight_column(rel, info,

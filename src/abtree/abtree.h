@@ -183,6 +183,7 @@ typedef struct AbtIndexInfo
 	int			nkeyatts;
 	Size		max_pivot_size; /* largest pivot any insert can create */
 	TupleDesc	keydesc;		/* the key columns: the shape of pivots */
+	BlockNumber cached_root;	/* last root seen; checked before use */
 	int			fillfactor;
 } AbtIndexInfo;
 

@@ -55,24 +55,44 @@ typedef AbtScanOpaqueData *AbtScanOpaque;
 
 /*
  * The root, locked in the given mode, or InvalidBuffer for an empty tree.
- * The page may have stopped being the root since the metapage was read;
- * readers do not mind (they move right as needed).
+ * The root's block number is cached per backend (rd_amcache), as nbtree
+ * caches its metapage, and checked against the ROOT flag of the locked
+ * page: the metapage is read only when the root has moved.  Pages are
+ * never deleted, so the cached block is always one of ours.
  */
 Buffer
 abt_get_root(Relation rel, int access, bool *is_root)
 {
-	AbtMetaPageData meta;
-	Buffer		buf;
+	AbtIndexInfo *info = abt_index_info(rel);
+	bool		refreshed = false;
 
-	abt_read_meta(rel, &meta);
-	if (meta.root == InvalidBlockNumber)
-		return InvalidBuffer;
-	buf = ReadBuffer(rel, meta.root);
-	LockBuffer(buf, access);
-	abt_check_page(rel, buf);
-	if (is_root)
-		*is_root = AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf)));
-	return buf;
+	for (;;)
+	{
+		Buffer		buf;
+
+		if (info->cached_root == InvalidBlockNumber || refreshed)
+		{
+			AbtMetaPageData meta;
+
+			abt_read_meta(rel, &meta);
+			info->cached_root = meta.root;
+			if (meta.root == InvalidBlockNumber)
+				return InvalidBuffer;
+		}
+		buf = ReadBuffer(rel, info->cached_root);
+		LockBuffer(buf, access);
+		abt_check_page(rel, buf);
+		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
+		{
+			if (is_root)
+				*is_root = true;
+			return buf;
+		}
+		/* the root split since we looked: ask the metapage again */
+		UnlockReleaseBuffer(buf);
+		refreshed = true;
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /* Release buf and lock blkno in share mode instead. */
