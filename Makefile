@@ -30,10 +30,13 @@ OBJS = \
 	src/abtree/abtscan.o \
 	src/abtree/abtvacuum.o \
 	src/abtree/abtverify.o \
-	src/abtree/abtxlog.o
+	src/abtree/abtxlog.o \
+	src/hll/chll_funcs.o \
+	src/hll/chll_io.o \
+	src/hll/chll_sketch.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample chll chll_io chll_workload
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
@@ -67,3 +70,11 @@ check-isolation:
 	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
 check-tap:
 	$(prove_installcheck)
+
+# Benchmarks (bench/README.md): bench/run starts throwaway clusters of its own and writes
+# bench/results/.  BENCH_ARGS picks experiments, e.g. make bench-quick BENCH_ARGS=insert_nbtree
+.PHONY: bench bench-quick
+bench:
+	$(srcdir)/bench/run --full $(BENCH_ARGS)
+bench-quick:
+	$(srcdir)/bench/run --quick $(BENCH_ARGS)

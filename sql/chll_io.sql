@@ -1,0 +1,195 @@
+--
+-- chll: text and binary I/O, and the validation of every byte of input.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+-- a hash in bucket b (of 2^log2m) with z leading zeros below the bucket bits
+CREATE FUNCTION chll_t_hash(log2m int, b int, z int) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT (b::bigint << (64 - log2m)) | (1::bigint << (63 - log2m - z))
+$$;
+-- s with n occurrences of hash h
+CREATE FUNCTION chll_t_add(s chll, h bigint, n int) RETURNS chll
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	FOR i IN 1..n LOOP
+		s := chll_add_hash(s, h);
+	END LOOP;
+	RETURN s;
+END $$;
+-- the text form of s with the bytes from offset off replaced by hex
+CREATE FUNCTION chll_t_patch(s chll, off int, hex text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT overlay(s::text PLACING hex FROM 3 + 2 * off FOR length(hex))
+$$;
+
+-- Sketches with 16 buckets (728 bytes): header at 0, bucket b at 24 + 36 b
+-- (a uint32 count, then 32 counter bytes), overflow entries at 600.
+--   small: one value in bucket 3 with 2 leading zeros
+--   heavy: that value 200 times, counted in overflow entry 0
+--   two:   heavy, and another value 150 times in bucket 5 (entry 1)
+CREATE TEMP TABLE chll_io_s AS
+	SELECT chll_add_hash(chll_create(16), chll_t_hash(4, 3, 2)) AS small,
+		   chll_t_add(chll_create(16), chll_t_hash(4, 3, 2), 200) AS heavy,
+		   chll_t_add(chll_t_add(chll_create(16), chll_t_hash(4, 3, 2), 200),
+					  chll_t_hash(4, 5, 1), 150) AS two;
+
+-- ---------------------------------------------------------------------------
+-- The text form: \x and the bytes in hexadecimal, format version first
+-- ---------------------------------------------------------------------------
+SELECT left(chll_create(16)::text, 50) AS header, length(chll_create(16)::text) AS chars;
+SELECT substr(small::text, 3 + 2 * 132, 16) AS bucket3_small,
+	   substr(heavy::text, 3 + 2 * 132, 16) AS bucket3_heavy,
+	   substr(heavy::text, 3 + 2 * 600, 16) AS entry0_heavy
+  FROM chll_io_s;
+SELECT * FROM chll_counters((SELECT two FROM chll_io_s));
+
+-- round trips, with exact, overflowing and approximate counts
+CREATE TEMP TABLE chll_io_t (id int, s chll);
+INSERT INTO chll_io_t
+	SELECT 1, chll_create()
+	UNION ALL SELECT 2, small FROM chll_io_s
+	UNION ALL SELECT 3, two FROM chll_io_s
+	UNION ALL SELECT 4, chll_agg(g % 1000, 16) FROM generate_series(1, 100000) g
+	UNION ALL SELECT 5, chll_agg(g, 4096) FROM generate_series(1, 20000) g
+	UNION ALL SELECT 6, NULL;
+SELECT id, (chll_info(s)).exact, (chll_info(s)).overflow_used,
+	   s::text::chll::text = s::text AS text_round_trip,
+	   chll_estimate(s::text::chll) = chll_estimate(s) AS same_estimate
+  FROM chll_io_t ORDER BY id;
+-- hexadecimal digits in either case
+SELECT ('\x' || upper(substr(two::text, 3)))::chll::text = two::text AS upper_case FROM chll_io_s;
+-- the I/O functions called directly
+SELECT chll_in('\x01');
+SELECT chll_in(NULL) IS NULL AS in_null, chll_out(NULL) IS NULL AS out_null,
+	   chll_send(NULL) IS NULL AS send_null;
+SELECT chll_recv(1);
+SELECT chll_out('\x01');
+-- the binary form is the bytes
+SELECT chll_send(small) = decode(substr(small::text, 3), 'hex') AS send_is_bytes FROM chll_io_s;
+
+-- COPY in binary format and back
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set chll_file :abs_builddir '/results/chll_io.bin'
+COPY chll_io_t TO :'chll_file' (FORMAT binary);
+CREATE TEMP TABLE chll_io_t2 (LIKE chll_io_t);
+COPY chll_io_t2 FROM :'chll_file' (FORMAT binary);
+SELECT count(*) AS rows,
+	   count(*) FILTER (WHERE a.s::text = b.s::text OR (a.s IS NULL AND b.s IS NULL)) AS equal
+  FROM chll_io_t a JOIN chll_io_t2 b USING (id);
+-- and in text format
+COPY chll_io_t TO :'chll_file';
+TRUNCATE chll_io_t2;
+COPY chll_io_t2 FROM :'chll_file';
+SELECT count(*) FILTER (WHERE a.s::text = b.s::text OR (a.s IS NULL AND b.s IS NULL)) AS equal
+  FROM chll_io_t a JOIN chll_io_t2 b USING (id);
+
+-- ---------------------------------------------------------------------------
+-- Every corrupt text input is an error with SQLSTATE 22P02
+-- ---------------------------------------------------------------------------
+\set VERBOSITY sqlstate
+SELECT ''::chll;
+\set VERBOSITY default
+-- syntax
+SELECT ''::chll;
+SELECT 'abc'::chll;
+SELECT ' \x01'::chll;
+SELECT '\x'::chll;
+SELECT '\x0'::chll;
+SELECT '\x0g'::chll;
+SELECT (small::text || '  ')::chll FROM chll_io_s;
+SELECT ('\x' || repeat('00', 3000000))::chll;
+-- header
+SELECT '\x01'::chll;
+SELECT chll_t_patch(small, 0, '00')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 0, '02')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 1, '03')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 1, '10')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 1, '11')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 1, '05')::chll FROM chll_io_s;
+SELECT left(small::text, -2)::chll FROM chll_io_s;
+SELECT (small::text || '00')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 2, '02')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 3, '01')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 2, '80')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 4, '1100')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 6, '1100')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 8, '02')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 15, 'ff')::chll FROM chll_io_s;
+-- buckets and counters
+SELECT chll_t_patch(small, 132, '02')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 132, 'ffffffff')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 138, '00')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 139, '01')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 138, 'c8')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 138, 'ff')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 138, '96')::chll FROM chll_io_s;
+SELECT chll_t_patch(chll_t_patch(small, 2, '01')::chll, 132, '00000000')::chll FROM chll_io_s;
+-- an empty sketch is in its initial state
+SELECT chll_t_patch(chll_create(16), 16, 'ff')::chll;
+SELECT chll_t_patch(chll_create(16), 2, '01')::chll;
+-- overflow entries
+SELECT chll_t_patch(heavy, 604, '80000000')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 600, '1000')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 602, '20')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 603, '01')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 602, '03')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 609, '01')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 6, '0000')::chll FROM chll_io_s;
+SELECT chll_t_patch(heavy, 604, 'c9000000')::chll FROM chll_io_s;
+SELECT chll_t_patch(two, 600, substr(two::text, 3 + 2 * 608, 16) || substr(two::text, 3 + 2 * 600, 16))::chll
+  FROM chll_io_s;
+SELECT chll_t_patch(two, 6, '0100')::chll FROM chll_io_s;
+-- in COPY
+COPY chll_io_t2 FROM stdin;
+7	\\x01
+\.
+
+-- ---------------------------------------------------------------------------
+-- Every corrupt binary input is an error with SQLSTATE 22P03: bytes are
+-- written as a bytea column in binary COPY format and read back as chll
+-- ---------------------------------------------------------------------------
+CREATE TEMP TABLE chll_io_bin (s chll);
+COPY (SELECT chll_send(two) FROM chll_io_s) TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+SELECT s::text = (SELECT two::text FROM chll_io_s) AS binary_round_trip FROM chll_io_bin;
+COPY (SELECT decode(substr(chll_t_patch(two, 0, '02'), 3), 'hex') FROM chll_io_s)
+	TO :'chll_file' (FORMAT binary);
+\set VERBOSITY sqlstate
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+\set VERBOSITY default
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+COPY (SELECT decode(substr(chll_t_patch(two, 604, '00000000'), 3), 'hex') FROM chll_io_s)
+	TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+COPY (SELECT '\x01'::bytea) TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+COPY (SELECT ''::bytea) TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+COPY (SELECT decode(repeat('01', 3000000), 'hex')) TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+SELECT count(*) AS rows FROM chll_io_bin;
+
+-- ---------------------------------------------------------------------------
+-- Corrupt values that got past input (forged through a binary-coercible
+-- cast, as on-disk corruption might) give errors, never a crash
+-- ---------------------------------------------------------------------------
+CREATE CAST (bytea AS chll) WITHOUT FUNCTION;
+SELECT chll_estimate('\x01'::bytea::chll);
+SELECT chll_add('\x'::bytea::chll, 1);
+CREATE TEMP TABLE chll_io_bad AS
+	SELECT decode(substr(chll_t_patch(small, 138, 'ff'), 3), 'hex')::chll AS s FROM chll_io_s;
+SELECT chll_add_hash(s, chll_t_hash(4, 3, 2)) FROM chll_io_bad;
+SELECT chll_remove_hash(s, chll_t_hash(4, 3, 2)) FROM chll_io_bad;
+SELECT chll_union(chll_create(16), s) FROM chll_io_bad;
+SELECT chll_union(s, chll_create(16)) FROM chll_io_bad;
+SELECT * FROM chll_counters((SELECT s FROM chll_io_bad));
+SELECT round(chll_estimate(s)) AS estimate FROM chll_io_bad;
+SELECT s::text::chll FROM chll_io_bad;
+DROP CAST (bytea AS chll);
+
+DROP FUNCTION chll_t_hash(int, int, int);
+DROP FUNCTION chll_t_add(chll, bigint, int);
+DROP FUNCTION chll_t_patch(chll, int, text);

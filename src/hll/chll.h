@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ *
+ * chll.h
+ *	  Counting HyperLogLog sketches (paper 002, section 6.1): the byte
+ *	  layout and the C API shared by the SQL type and the indexes.
+ *
+ * A sketch is a fixed-size byte string whose size depends only on its
+ * bucket count.  It holds no pointers and no alignment requirement, and
+ * multi-byte integers are little-endian, so the same bytes are valid
+ * anywhere: in a varlena, in an index page, in a WAL record, on another
+ * machine.  See src/hll/README for the layout and the counter scheme.
+ *
+ * The core functions (chll_init, chll_add_hash, chll_remove_hash,
+ * chll_union_into, chll_estimate_sketch, chll_validate) never allocate
+ * memory and never raise an ERROR, so they may run inside a critical
+ * section.  They are deterministic: the same bytes and the same hash give
+ * the same result bytes (the random numbers of the probabilistic counters
+ * come from a generator whose state is part of the sketch), so WAL redo
+ * can repeat an operation instead of logging its result.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CHLL_H
+#define CHLL_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"				/* VARDATA and friends left postgres.h in 16 */
+#endif
+
+/* Format version: byte 0 of every sketch and of its text and binary forms */
+#define CHLL_FORMAT_VERSION		1
+
+/* Bucket counts m = 2^log2m */
+#define CHLL_MIN_LOG2M			4
+#define CHLL_MAX_LOG2M			15
+#define CHLL_DEFAULT_LOG2M		9	/* 512 buckets: see src/hll/README */
+
+/*
+ * Below the bucket bits, CHLL_QBITS bits of the hash give the leading-zero
+ * count z in 0..CHLL_QBITS (CHLL_QBITS when all are zero), so each bucket
+ * has CHLL_SLOTS counters and the register values run 0..CHLL_QBITS+1.
+ */
+#define CHLL_QBITS				31
+#define CHLL_SLOTS				(CHLL_QBITS + 1)
+
+/* Header */
+#define CHLL_OFF_VERSION		0	/* uint8 */
+#define CHLL_OFF_LOG2M			1	/* uint8 */
+#define CHLL_OFF_FLAGS			2	/* uint8, CHLL_FLAG_* */
+#define CHLL_OFF_RESERVED		3	/* uint8, zero */
+#define CHLL_OFF_OVF_CAPACITY	4	/* uint16 */
+#define CHLL_OFF_OVF_USED		6	/* uint16 */
+#define CHLL_OFF_TOTAL			8	/* uint64: values added minus removed */
+#define CHLL_OFF_PRNG			16	/* uint64: state of the coin flips */
+#define CHLL_HEADER_SIZE		24
+
+/* Some count in the sketch is approximate (probabilistic or saturated) */
+#define CHLL_FLAG_APPROX		0x01
+#define CHLL_KNOWN_FLAGS		CHLL_FLAG_APPROX
+
+/* Buckets: uint32 number of values, then one counter byte per z */
+#define CHLL_BUCKET_SIZE		(4 + CHLL_SLOTS)
+#define CHLL_BUCKET_SATURATED	PG_UINT32_MAX	/* count no longer known */
+
+/* Overflow entries: uint16 bucket, uint8 z, uint8 zero, uint32 count */
+#define CHLL_ENTRY_SIZE			8
+
+/*
+ * Counter bytes: 0..128 count exactly; 129..CHLL_RAW_MAX are the thesis's
+ * probabilistic counter (see chll_raw_count); CHLL_RAW_OVERFLOW says the
+ * exact count is in an overflow entry.  Other values are invalid.
+ */
+#define CHLL_RAW_EXACT_MAX		128
+#define CHLL_RAW_MAX			191
+#define CHLL_RAW_OVERFLOW		255
+
+/* Initial state of the coin-flip generator ("chll v1") */
+#define CHLL_PRNG_SEED			UINT64CONST(0x63686c6c20763100)
+
+typedef enum ChllStatus
+{
+	CHLL_OK = 0,
+	CHLL_NOT_PRESENT,			/* remove: the value is certainly not there */
+	CHLL_CORRUPT				/* the bytes break the format */
+} ChllStatus;
+
+/* Little-endian accessors: the layout must not depend on the machine */
+static inline uint16
+chll_get16(const uint8 *p)
+{
+	return (uint16) (p[0] | (p[1] << 8));
+}
+
+static inline uint32
+chll_get32(const uint8 *p)
+{
+	return (uint32) p[0] | ((uint32) p[1] << 8) |
+		((uint32) p[2] << 16) | ((uint32) p[3] << 24);
+}
+
+static inline uint64
+chll_get64(const uint8 *p)
+{
+	return (uint64) chll_get32(p) | ((uint64) chll_get32(p + 4) << 32);
+}
+
+static inline void
+chll_put16(uint8 *p, uint16 v)
+{
+	p[0] = (uint8) v;
+	p[1] = (uint8) (v >> 8);
+}
+
+static inline void
+chll_put32(uint8 *p, uint32 v)
+{
+	p[0] = (uint8) v;
+	p[1] = (uint8) (v >> 8);
+	p[2] = (uint8) (v >> 16);
+	p[3] = (uint8) (v >> 24);
+}
+
+static inline void
+chll_put64(uint8 *p, uint64 v)
+{
+	chll_put32(p, (uint32) v);
+	chll_put32(p + 4, (uint32) (v >> 32));
+}
+
+static inline int
+chll_log2m(const uint8 *sk)
+{
+	return sk[CHLL_OFF_LOG2M];
+}
+
+static inline uint64
+chll_total(const uint8 *sk)
+{
+	return chll_get64(sk + CHLL_OFF_TOTAL);
+}
+
+/* chll_sketch.c */
+extern int	chll_overflow_capacity(int log2m);
+extern Size chll_sketch_size(int log2m);
+extern void chll_init(uint8 *sk, int log2m);
+extern uint64 chll_mix64(uint64 x);
+extern ChllStatus chll_add_hash(uint8 *sk, uint64 hash);
+extern ChllStatus chll_remove_hash(uint8 *sk, uint64 hash);
+extern ChllStatus chll_union_into(uint8 *dst, const uint8 *src);
+extern double chll_estimate_sketch(const uint8 *sk);
+extern uint64 chll_raw_count(int raw);
+extern bool chll_slot(const uint8 *sk, int bucket, int z,
+					  int *raw, uint64 *count, bool *exact);
+extern bool chll_header_ok(const uint8 *sk, Size len);
+extern bool chll_validate(const uint8 *sk, Size len, char *why, Size whylen);
+
+/* chll_io.c: shared by the SQL functions */
+#define CHLL_BYTES(v)			((uint8 *) VARDATA(v))
+extern bytea *chll_new(MemoryContext cxt, int log2m);
+extern bytea *chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy);
+extern void chll_report(ChllStatus st, const uint8 *sk);
+
+#endif							/* CHLL_H */

@@ -1,0 +1,925 @@
+/*-------------------------------------------------------------------------
+ *
+ * chll_sketch.c
+ *	  The counting HyperLogLog sketch itself: add, remove, union, the
+ *	  improved estimator of Ertl, and validation of untrusted bytes.
+ *
+ * Nothing here allocates memory or raises an ERROR (see chll.h); problems
+ * come back as a ChllStatus or a message in a caller's buffer.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "hll/chll.h"
+
+#include <math.h>
+
+#include "port/pg_bitutils.h"
+
+/* ----------------------------------------------------------------
+ * Layout
+ * ----------------------------------------------------------------
+ */
+
+static inline int
+bucket_count(const uint8 *sk)
+{
+	return 1 << chll_log2m(sk);
+}
+
+static inline Size
+bucket_off(int bucket)
+{
+	return CHLL_HEADER_SIZE + (Size) bucket * CHLL_BUCKET_SIZE;
+}
+
+static inline Size
+slot_off(int bucket, int z)
+{
+	return bucket_off(bucket) + 4 + z;
+}
+
+static inline Size
+entry_off(int log2m, int e)
+{
+	return bucket_off(1 << log2m) + (Size) e * CHLL_ENTRY_SIZE;
+}
+
+static inline int
+ovf_used(const uint8 *sk)
+{
+	return chll_get16(sk + CHLL_OFF_OVF_USED);
+}
+
+static inline void
+set_approx(uint8 *sk)
+{
+	sk[CHLL_OFF_FLAGS] |= CHLL_FLAG_APPROX;
+}
+
+/*
+ * One overflow entry per bucket (and never fewer than 16): then the top
+ * slot of every bucket, the one the estimate reads, can be counted exactly
+ * however frequent its values are, and so can every frequent value of a
+ * column with few distinct values.
+ */
+int
+chll_overflow_capacity(int log2m)
+{
+	return Max(16, 1 << log2m);
+}
+
+Size
+chll_sketch_size(int log2m)
+{
+	return entry_off(log2m, chll_overflow_capacity(log2m));
+}
+
+void
+chll_init(uint8 *sk, int log2m)
+{
+	Assert(log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M);
+	memset(sk, 0, chll_sketch_size(log2m));
+	sk[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
+	sk[CHLL_OFF_LOG2M] = (uint8) log2m;
+	chll_put16(sk + CHLL_OFF_OVF_CAPACITY, (uint16) chll_overflow_capacity(log2m));
+	chll_put64(sk + CHLL_OFF_PRNG, CHLL_PRNG_SEED);
+}
+
+/* ----------------------------------------------------------------
+ * Hashing and coin flips
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * A bijective 64-bit mixer (the splitmix64 finalizer).  Applied to every
+ * type's extended hash so that the bucket and leading-zero bits are uniform
+ * even for a weak hash function, and used for the coin flips.
+ */
+uint64
+chll_mix64(uint64 x)
+{
+	x ^= x >> 30;
+	x *= UINT64CONST(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64CONST(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+/* Next number of the sketch's own generator (splitmix64, Weyl sequence) */
+static uint64
+prng_next(uint8 *sk)
+{
+	uint64		s = chll_get64(sk + CHLL_OFF_PRNG) + UINT64CONST(0x9e3779b97f4a7c15);
+
+	chll_put64(sk + CHLL_OFF_PRNG, s);
+	return chll_mix64(s);
+}
+
+/* true with probability 2^-k */
+static bool
+coin(uint8 *sk, int k)
+{
+	if (k >= 64)
+		return false;
+	return (prng_next(sk) >> (64 - k)) == 0;
+}
+
+/* Leading zeros of the CHLL_QBITS bits below the bucket bits, at most CHLL_QBITS */
+static inline int
+hash_zeros(uint64 hash, int log2m)
+{
+	uint64		w = hash << log2m;
+
+	if ((w >> (64 - CHLL_QBITS)) == 0)
+		return CHLL_QBITS;
+	return 63 - pg_leftmost_one_pos64(w);
+}
+
+/* ----------------------------------------------------------------
+ * Counters
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The count a counter byte stands for.  Above 128 a byte v covers the
+ * thesis's range [128 + 2^(v-129), 128 + 2^(v-128)]; going from v to v+1
+ * takes 2^(v-128) increments on average, so the expected count at v is
+ * 128 + (2^(v-128) - 1).
+ */
+uint64
+chll_raw_count(int raw)
+{
+	if (raw <= CHLL_RAW_EXACT_MAX)
+		return raw;
+	if (raw <= CHLL_RAW_MAX)
+		return 127 + (UINT64CONST(1) << (raw - 128));
+	return 0;
+}
+
+/*
+ * The probabilistic byte for a count above 128, rounded up or down at
+ * random so that the expected count stays exact.
+ */
+static uint8
+encode_approx(uint8 *sk, uint64 count)
+{
+	int			v;
+	uint64		lo;
+	uint64		step;
+
+	Assert(count > CHLL_RAW_EXACT_MAX);
+	v = 128 + pg_leftmost_one_pos64(count - 127);
+	if (v >= CHLL_RAW_MAX)
+		return CHLL_RAW_MAX;
+	lo = chll_raw_count(v);
+	step = UINT64CONST(1) << (v - 128);
+	if ((prng_next(sk) & (step - 1)) < count - lo)
+		v++;
+	return (uint8) v;
+}
+
+/* ----------------------------------------------------------------
+ * Overflow entries, sorted by (bucket, z)
+ * ----------------------------------------------------------------
+ */
+
+static inline uint32
+entry_key(const uint8 *e)
+{
+	return ((uint32) chll_get16(e) << 8) | e[2];
+}
+
+/*
+ * Position of (bucket, z), or where it would go.  Every addition to a
+ * frequent slot comes here, so the loop has no unpredictable branch.
+ */
+static int
+entry_search(const uint8 *sk, int bucket, int z, bool *found)
+{
+	const uint8 *base = sk + entry_off(chll_log2m(sk), 0);
+	uint32		key = ((uint32) bucket << 8) | (uint32) z;
+	int			used = ovf_used(sk);
+	int			lo = 0;
+	int			n = used;
+
+	/* invariant: entries before lo are smaller than key */
+	while (n > 0)
+	{
+		int			half = n / 2;
+		bool		less = entry_key(base + (Size) (lo + half) * CHLL_ENTRY_SIZE) < key;
+
+		lo += less ? half + 1 : 0;
+		n = less ? n - half - 1 : half;
+	}
+	*found = lo < used && entry_key(base + (Size) lo * CHLL_ENTRY_SIZE) == key;
+	return lo;
+}
+
+static void
+entry_insert(uint8 *sk, int pos, int bucket, int z, uint32 count)
+{
+	int			log2m = chll_log2m(sk);
+	int			used = ovf_used(sk);
+	uint8	   *e = sk + entry_off(log2m, pos);
+
+	Assert(used < chll_get16(sk + CHLL_OFF_OVF_CAPACITY));
+	memmove(e + CHLL_ENTRY_SIZE, e, (Size) (used - pos) * CHLL_ENTRY_SIZE);
+	chll_put16(e, (uint16) bucket);
+	e[2] = (uint8) z;
+	e[3] = 0;
+	chll_put32(e + 4, count);
+	chll_put16(sk + CHLL_OFF_OVF_USED, (uint16) (used + 1));
+}
+
+/* Remove entries [pos, pos + n), keeping unused entries zero */
+static void
+entry_delete(uint8 *sk, int pos, int n)
+{
+	int			log2m = chll_log2m(sk);
+	int			used = ovf_used(sk);
+
+	memmove(sk + entry_off(log2m, pos), sk + entry_off(log2m, pos + n),
+			(Size) (used - pos - n) * CHLL_ENTRY_SIZE);
+	memset(sk + entry_off(log2m, used - n), 0, (Size) n * CHLL_ENTRY_SIZE);
+	chll_put16(sk + CHLL_OFF_OVF_USED, (uint16) (used - n));
+}
+
+/* Give up an entry: its slot goes back to a counter byte */
+static void
+demote(uint8 *sk, int pos)
+{
+	uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+	int			bucket = chll_get16(e);
+	int			z = e[2];
+	uint64		count = chll_get32(e + 4);
+
+	entry_delete(sk, pos, 1);
+	if (count <= CHLL_RAW_EXACT_MAX)
+		sk[slot_off(bucket, z)] = (uint8) count;
+	else
+	{
+		sk[slot_off(bucket, z)] = encode_approx(sk, count);
+		set_approx(sk);
+	}
+}
+
+/*
+ * The highest z with a nonzero counter in a bucket, or -1.  Eight counters
+ * at a time: the estimate and every eviction decision need it.
+ */
+static int
+bucket_top(const uint8 *sk, int bucket)
+{
+	const uint8 *slots = sk + slot_off(bucket, 0);
+
+	StaticAssertStmt(CHLL_SLOTS % 8 == 0, "counters must fill whole words");
+	for (int w = CHLL_SLOTS / 8 - 1; w >= 0; w--)
+	{
+		uint64		x;
+
+		memcpy(&x, slots + 8 * w, sizeof(x));
+		if (x != 0)
+#ifdef WORDS_BIGENDIAN
+			return 8 * w + 7 - pg_rightmost_one_pos64(x) / 8;
+#else
+			return 8 * w + pg_leftmost_one_pos64(x) / 8;
+#endif
+	}
+	return -1;
+}
+
+/*
+ * Which slots deserve an exact count.  The estimate reads only the top
+ * slot of each bucket, and the slots just below take over when deletes
+ * empty it; slots deeper than CHLL_EXACT_DEPTH below the top count the
+ * thesis's way.  slot_rank() orders the others, smaller is more important:
+ * by distance below the top, then the higher z first.
+ */
+#define CHLL_EXACT_DEPTH	3
+
+static inline int
+slot_rank(int top, int z)
+{
+	return (top - z) * CHLL_SLOTS + (CHLL_SLOTS - 1 - z);
+}
+
+/*
+ * Count (bucket, z) exactly in an entry, if it deserves one.  When the
+ * array is full, the entry of the least important slot (largest rank; the
+ * largest count among equals, which a probabilistic counter keeps best) is
+ * demoted if it is less important than this one.  Returns false when the
+ * slot must stay a counter byte.  The depth test comes first so that a deep
+ * slot hovering around 128 does not search for a victim on every addition.
+ */
+static bool
+promote(uint8 *sk, int bucket, int z, uint32 count)
+{
+	int			log2m = chll_log2m(sk);
+	int			used = ovf_used(sk);
+	int			top = Max(bucket_top(sk, bucket), z);
+	int			pos;
+	bool		found;
+
+	if (top - z > CHLL_EXACT_DEPTH)
+		return false;
+	if (used >= chll_get16(sk + CHLL_OFF_OVF_CAPACITY))
+	{
+		int			victim = -1;
+		int			victim_rank = -1;
+		uint32		victim_count = 0;
+
+		for (int e = 0; e < used; e++)
+		{
+			const uint8 *ep = sk + entry_off(log2m, e);
+			int			b = chll_get16(ep);
+			int			rank = slot_rank(bucket_top(sk, b), ep[2]);
+			uint32		c = chll_get32(ep + 4);
+
+			if (rank > victim_rank || (rank == victim_rank && c > victim_count))
+			{
+				victim = e;
+				victim_rank = rank;
+				victim_count = c;
+			}
+		}
+		if (victim < 0 || victim_rank <= slot_rank(top, z))
+			return false;
+		demote(sk, victim);
+	}
+	pos = entry_search(sk, bucket, z, &found);
+	Assert(!found);
+	entry_insert(sk, pos, bucket, z, count);
+	sk[slot_off(bucket, z)] = CHLL_RAW_OVERFLOW;
+	return true;
+}
+
+/*
+ * Read one slot.  Returns false if the bytes are inconsistent (an invalid
+ * counter byte, or an overflow marker without its entry).
+ */
+bool
+chll_slot(const uint8 *sk, int bucket, int z, int *raw, uint64 *count, bool *exact)
+{
+	bool		found;
+	int			pos;
+
+	*raw = sk[slot_off(bucket, z)];
+	*exact = true;
+	if (*raw <= CHLL_RAW_EXACT_MAX)
+	{
+		*count = *raw;
+		return true;
+	}
+	if (*raw <= CHLL_RAW_MAX)
+	{
+		*count = chll_raw_count(*raw);
+		*exact = false;
+		return true;
+	}
+	if (*raw != CHLL_RAW_OVERFLOW)
+		return false;
+	pos = entry_search(sk, bucket, z, &found);
+	if (!found)
+		return false;
+	*count = chll_get32(sk + entry_off(chll_log2m(sk), pos) + 4);
+	return true;
+}
+
+static ChllStatus
+slot_increment(uint8 *sk, int bucket, int z)
+{
+	uint8	   *slot = sk + slot_off(bucket, z);
+	int			raw = *slot;
+
+	if (raw < CHLL_RAW_EXACT_MAX)
+		(*slot)++;
+	else if (raw == CHLL_RAW_EXACT_MAX)
+	{
+		if (!promote(sk, bucket, z, CHLL_RAW_EXACT_MAX + 1))
+		{
+			*slot = CHLL_RAW_EXACT_MAX + 1;
+			set_approx(sk);
+		}
+	}
+	else if (raw <= CHLL_RAW_MAX)
+	{
+		/* Algorithm 6.2: increment with probability 2^-(v-128) */
+		if (raw < CHLL_RAW_MAX && coin(sk, raw - 128))
+			(*slot)++;
+	}
+	else if (raw == CHLL_RAW_OVERFLOW)
+	{
+		bool		found;
+		int			pos = entry_search(sk, bucket, z, &found);
+		uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+		uint32		c;
+
+		if (!found)
+			return CHLL_CORRUPT;
+		c = chll_get32(e + 4);
+		if (c == PG_UINT32_MAX)
+		{
+			/* beyond 32 bits: go on counting probabilistically */
+			demote(sk, pos);
+			*slot = encode_approx(sk, (uint64) c + 1);
+		}
+		else
+			chll_put32(e + 4, c + 1);
+	}
+	else
+		return CHLL_CORRUPT;
+	return CHLL_OK;
+}
+
+static ChllStatus
+slot_decrement(uint8 *sk, int bucket, int z)
+{
+	uint8	   *slot = sk + slot_off(bucket, z);
+	int			raw = *slot;
+
+	if (raw <= CHLL_RAW_EXACT_MAX + 1)
+	{
+		Assert(raw > 0);
+		(*slot)--;
+	}
+	else if (raw <= CHLL_RAW_MAX)
+	{
+		/* the mirror of the increment keeps the expected count exact */
+		if (coin(sk, raw - 129))
+			(*slot)--;
+	}
+	else if (raw == CHLL_RAW_OVERFLOW)
+	{
+		bool		found;
+		int			pos = entry_search(sk, bucket, z, &found);
+		uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+		uint32		c;
+
+		if (!found)
+			return CHLL_CORRUPT;
+		c = chll_get32(e + 4) - 1;
+		if (c <= CHLL_RAW_EXACT_MAX)
+		{
+			entry_delete(sk, pos, 1);
+			*slot = (uint8) c;
+		}
+		else
+			chll_put32(e + 4, c);
+	}
+	else
+		return CHLL_CORRUPT;
+	return CHLL_OK;
+}
+
+/*
+ * A bucket whose exact count reached zero holds nothing: clear what the
+ * probabilistic counters may have left behind.
+ */
+static void
+clear_bucket(uint8 *sk, int bucket)
+{
+	bool		found;
+	int			lo = entry_search(sk, bucket, 0, &found);
+	int			hi = entry_search(sk, bucket + 1, 0, &found);
+
+	memset(sk + slot_off(bucket, 0), 0, CHLL_SLOTS);
+	if (hi > lo)
+		entry_delete(sk, lo, hi - lo);
+}
+
+/* ----------------------------------------------------------------
+ * Add, remove, union
+ * ----------------------------------------------------------------
+ */
+
+ChllStatus
+chll_add_hash(uint8 *sk, uint64 hash)
+{
+	int			log2m = chll_log2m(sk);
+	int			bucket = (int) (hash >> (64 - log2m));
+	uint8	   *b = sk + bucket_off(bucket);
+	uint32		bcount = chll_get32(b);
+	uint64		total = chll_total(sk);
+	ChllStatus	st;
+
+	st = slot_increment(sk, bucket, hash_zeros(hash, log2m));
+	if (st != CHLL_OK)
+		return st;
+	if (bcount != CHLL_BUCKET_SATURATED)
+	{
+		chll_put32(b, bcount + 1);
+		if (bcount + 1 == CHLL_BUCKET_SATURATED)
+			set_approx(sk);
+	}
+	if (total != PG_UINT64_MAX)
+		chll_put64(sk + CHLL_OFF_TOTAL, total + 1);
+	return CHLL_OK;
+}
+
+/*
+ * Remove one occurrence of a hash.  CHLL_NOT_PRESENT (and no change) when
+ * it certainly was not added: its bucket is empty, or every count in the
+ * sketch is exact and its slot is zero.  A zero slot in an approximate
+ * sketch may be a probabilistic counter that reached zero early, so the
+ * exact counts go down all the same.
+ */
+ChllStatus
+chll_remove_hash(uint8 *sk, uint64 hash)
+{
+	int			log2m = chll_log2m(sk);
+	int			bucket = (int) (hash >> (64 - log2m));
+	int			z = hash_zeros(hash, log2m);
+	uint8	   *b = sk + bucket_off(bucket);
+	uint32		bcount = chll_get32(b);
+	uint64		total = chll_total(sk);
+
+	if (bcount == 0 || total == 0)
+		return CHLL_NOT_PRESENT;
+	if (sk[slot_off(bucket, z)] != 0)
+	{
+		ChllStatus	st = slot_decrement(sk, bucket, z);
+
+		if (st != CHLL_OK)
+			return st;
+	}
+	else if ((sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
+		return CHLL_NOT_PRESENT;
+
+	if (bcount != CHLL_BUCKET_SATURATED)
+	{
+		chll_put32(b, bcount - 1);
+		if (bcount == 1)
+			clear_bucket(sk, bucket);
+	}
+	chll_put64(sk + CHLL_OFF_TOTAL, total - 1);
+	if (total == 1)
+		chll_init(sk, log2m);	/* the empty sketch, byte for byte */
+	return CHLL_OK;
+}
+
+/* Every counter byte valid and every overflow marker backed by an entry? */
+static bool
+slots_consistent(const uint8 *sk)
+{
+	int			m = bucket_count(sk);
+
+	for (int i = 0; i < m; i++)
+		for (int z = 0; z < CHLL_SLOTS; z++)
+		{
+			int			raw;
+			uint64		count;
+			bool		exact;
+
+			if (sk[slot_off(i, z)] != 0 && !chll_slot(sk, i, z, &raw, &count, &exact))
+				return false;
+		}
+	return true;
+}
+
+/* Set a nonzero count, exact or not, choosing its representation */
+static void
+slot_set(uint8 *sk, int bucket, int z, uint64 count, bool exact)
+{
+	uint8	   *slot = sk + slot_off(bucket, z);
+	bool		found;
+	int			pos;
+
+	if (count <= CHLL_RAW_EXACT_MAX)
+		exact = true;
+	if (exact && count > PG_UINT32_MAX)
+		exact = false;
+
+	if (*slot == CHLL_RAW_OVERFLOW)
+	{
+		pos = entry_search(sk, bucket, z, &found);
+		Assert(found);
+		if (exact && count > CHLL_RAW_EXACT_MAX)
+		{
+			chll_put32(sk + entry_off(chll_log2m(sk), pos) + 4, (uint32) count);
+			return;
+		}
+		entry_delete(sk, pos, 1);
+		*slot = 0;
+	}
+	if (count <= CHLL_RAW_EXACT_MAX)
+		*slot = (uint8) count;
+	else if (!exact || !promote(sk, bucket, z, (uint32) count))
+	{
+		*slot = encode_approx(sk, count);
+		set_approx(sk);
+	}
+}
+
+static uint64
+add_sat64(uint64 a, uint64 b)
+{
+	return (a > PG_UINT64_MAX - b) ? PG_UINT64_MAX : a + b;
+}
+
+/*
+ * dst += src, as multisets: every count adds up, so removing from the
+ * result whatever was added to either input stays valid.  Both sketches
+ * must have the same bucket count.  Checks everything before changing
+ * anything, so a CHLL_CORRUPT result leaves dst untouched.
+ */
+ChllStatus
+chll_union_into(uint8 *dst, const uint8 *src)
+{
+	int			m = bucket_count(dst);
+
+	if (chll_log2m(dst) != chll_log2m(src) ||
+		!slots_consistent(dst) || !slots_consistent(src))
+		return CHLL_CORRUPT;
+
+	for (int i = 0; i < m; i++)
+	{
+		uint64		sb = chll_get32(src + bucket_off(i));
+		uint64		db = chll_get32(dst + bucket_off(i));
+
+		if (sb == 0)
+			continue;
+		for (int z = 0; z < CHLL_SLOTS; z++)
+		{
+			int			raw;
+			uint64		sc,
+						dc;
+			bool		sexact,
+						dexact;
+
+			(void) chll_slot(src, i, z, &raw, &sc, &sexact);
+			if (sc == 0)
+				continue;
+			(void) chll_slot(dst, i, z, &raw, &dc, &dexact);
+			slot_set(dst, i, z, add_sat64(sc, dc), sexact && dexact);
+		}
+		if (sb == CHLL_BUCKET_SATURATED || db == CHLL_BUCKET_SATURATED ||
+			sb + db >= CHLL_BUCKET_SATURATED)
+		{
+			chll_put32(dst + bucket_off(i), CHLL_BUCKET_SATURATED);
+			set_approx(dst);
+		}
+		else
+			chll_put32(dst + bucket_off(i), (uint32) (sb + db));
+	}
+	chll_put64(dst + CHLL_OFF_TOTAL, add_sat64(chll_total(dst), chll_total(src)));
+	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX;
+	return CHLL_OK;
+}
+
+/* ----------------------------------------------------------------
+ * Estimation
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The HLL register of a bucket: 1 + the highest z with a nonzero counter.
+ * A bucket whose exact count says it is not empty has a register of at
+ * least 1 even if its probabilistic counters all fell to zero.
+ */
+static int
+bucket_register(const uint8 *sk, int bucket)
+{
+	int			top = bucket_top(sk, bucket);
+
+	if (top >= 0)
+		return top + 1;
+	return chll_get32(sk + bucket_off(bucket)) != 0 ? 1 : 0;
+}
+
+/* Ertl's sigma(x) = x + sum_k x^(2^k) 2^(k-1), for the empty registers */
+static double
+ertl_sigma(double x)
+{
+	double		y = 1.0;
+	double		z = x;
+	double		prev;
+
+	if (x >= 1.0)
+		return INFINITY;
+	do
+	{
+		x *= x;
+		prev = z;
+		z += x * y;
+		y += y;
+	} while (z != prev);
+	return z;
+}
+
+/* Ertl's tau(x), for the registers that saturated at CHLL_QBITS + 1 */
+static double
+ertl_tau(double x)
+{
+	double		y = 1.0;
+	double		z;
+	double		prev;
+
+	if (x <= 0.0 || x >= 1.0)
+		return 0.0;
+	z = 1.0 - x;
+	do
+	{
+		x = sqrt(x);
+		prev = z;
+		y *= 0.5;
+		z -= (1.0 - x) * (1.0 - x) * y;
+	} while (z != prev);
+	return z / 3.0;
+}
+
+/*
+ * The improved estimator of Ertl ("New cardinality estimation algorithms
+ * for HyperLogLog sketches", arXiv:1702.01284), which the thesis uses:
+ * alpha_inf m^2 / (m sigma(C_0/m) + sum_{k=1..q} C_k 2^-k
+ * + m tau(1 - C_{q+1}/m) 2^-q), with C_k the number of registers equal to
+ * k, q = CHLL_QBITS and alpha_inf = 1 / (2 ln 2).  It needs no bias tables
+ * and no switch between small- and large-range formulas.  Exactly 0 for an
+ * empty sketch; infinite only if every register saturated.
+ */
+double
+chll_estimate_sketch(const uint8 *sk)
+{
+	int			m = bucket_count(sk);
+	int			hist[CHLL_QBITS + 2] = {0};
+	double		denom;
+
+	for (int i = 0; i < m; i++)
+		hist[bucket_register(sk, i)]++;
+	if (hist[0] == m)
+		return 0.0;
+
+	denom = m * ertl_tau(1.0 - (double) hist[CHLL_QBITS + 1] / m);
+	for (int k = CHLL_QBITS; k >= 1; k--)
+		denom = 0.5 * (denom + hist[k]);
+	denom += m * ertl_sigma((double) hist[0] / m);
+	return ((double) m * m / (2.0 * 0.69314718055994530942)) / denom;
+}
+
+/* ----------------------------------------------------------------
+ * Validation
+ * ----------------------------------------------------------------
+ */
+
+/* The cheap checks that make every offset computation safe */
+bool
+chll_header_ok(const uint8 *sk, Size len)
+{
+	int			log2m;
+
+	if (len < CHLL_HEADER_SIZE || sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
+		return false;
+	log2m = sk[CHLL_OFF_LOG2M];
+	return log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M &&
+		len == chll_sketch_size(log2m) &&
+		chll_get16(sk + CHLL_OFF_OVF_CAPACITY) == chll_overflow_capacity(log2m) &&
+		ovf_used(sk) <= chll_overflow_capacity(log2m);
+}
+
+#define INVALID(...) \
+	do { snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
+
+static bool
+validate_header(const uint8 *sk, Size len, char *why, Size whylen)
+{
+	int			log2m;
+
+	if (len < CHLL_HEADER_SIZE)
+		INVALID("A chll value has at least %d bytes, this one has %zu.",
+				CHLL_HEADER_SIZE, len);
+	if (sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
+		INVALID("Format version %d is not supported (this library reads version %d).",
+				sk[CHLL_OFF_VERSION], CHLL_FORMAT_VERSION);
+	log2m = sk[CHLL_OFF_LOG2M];
+	if (log2m < CHLL_MIN_LOG2M || log2m > CHLL_MAX_LOG2M)
+		INVALID("The bucket count exponent %d is outside %d..%d.",
+				log2m, CHLL_MIN_LOG2M, CHLL_MAX_LOG2M);
+	if (len != chll_sketch_size(log2m))
+		INVALID("A chll value with %d buckets has %zu bytes, this one has %zu.",
+				1 << log2m, chll_sketch_size(log2m), len);
+	if ((sk[CHLL_OFF_FLAGS] & ~CHLL_KNOWN_FLAGS) != 0)
+		INVALID("Unknown flag bits are set in the header.");
+	if (sk[CHLL_OFF_RESERVED] != 0)
+		INVALID("The reserved header byte is not zero.");
+	if (chll_get16(sk + CHLL_OFF_OVF_CAPACITY) != chll_overflow_capacity(log2m))
+		INVALID("The overflow capacity is %d, not %d.",
+				chll_get16(sk + CHLL_OFF_OVF_CAPACITY), chll_overflow_capacity(log2m));
+	if (ovf_used(sk) > chll_overflow_capacity(log2m))
+		INVALID("%d overflow entries are in use, more than the capacity of %d.",
+				ovf_used(sk), chll_overflow_capacity(log2m));
+	return true;
+}
+
+static bool
+validate_entries(const uint8 *sk, char *why, Size whylen)
+{
+	int			log2m = chll_log2m(sk);
+	int			used = ovf_used(sk);
+	int			cap = chll_overflow_capacity(log2m);
+
+	for (int e = 0; e < cap; e++)
+	{
+		const uint8 *ep = sk + entry_off(log2m, e);
+
+		if (e >= used)
+		{
+			for (int k = 0; k < CHLL_ENTRY_SIZE; k++)
+				if (ep[k] != 0)
+					INVALID("Unused overflow entry %d is not zero.", e);
+			continue;
+		}
+		if (chll_get16(ep) >= (1 << log2m) || ep[2] >= CHLL_SLOTS || ep[3] != 0)
+			INVALID("Overflow entry %d names no valid slot.", e);
+		if (chll_get32(ep + 4) <= CHLL_RAW_EXACT_MAX)
+			INVALID("Overflow entry %d holds a count of %u, which belongs in a counter byte.",
+					e, chll_get32(ep + 4));
+		if (e > 0 && entry_key(ep - CHLL_ENTRY_SIZE) >= entry_key(ep))
+			INVALID("Overflow entries %d and %d are out of order.", e - 1, e);
+		if (sk[slot_off(chll_get16(ep), ep[2])] != CHLL_RAW_OVERFLOW)
+			INVALID("Overflow entry %d belongs to a slot that does not point to it.", e);
+	}
+	return true;
+}
+
+/*
+ * One bucket.  In a sketch whose counts are all exact (no APPROX flag), the
+ * bucket count must be the sum of its slots; otherwise only an empty bucket
+ * is checked to be all zero.
+ */
+static bool
+validate_bucket(const uint8 *sk, int i, int *markers, char *why, Size whylen)
+{
+	bool		approx = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) != 0;
+	uint64		bcount = chll_get32(sk + bucket_off(i));
+	uint64		sum = 0;
+	bool		any = false;
+
+	for (int z = 0; z < CHLL_SLOTS; z++)
+	{
+		int			raw = sk[slot_off(i, z)];
+		uint64		count;
+		bool		exact;
+
+		if (raw == 0)
+			continue;
+		any = true;
+		if (raw == CHLL_RAW_OVERFLOW)
+			(*markers)++;
+		if (!chll_slot(sk, i, z, &raw, &count, &exact))
+		{
+			if (raw == CHLL_RAW_OVERFLOW)
+				INVALID("Counter %d of bucket %d points to an overflow entry that does not exist.",
+						z, i);
+			INVALID("Counter %d of bucket %d has the invalid value %d.", z, i, raw);
+		}
+		if (!exact && !approx)
+			INVALID("Counter %d of bucket %d is approximate, but the header says every count is exact.",
+					z, i);
+		sum += count;
+	}
+	if (bcount == 0 && any)
+		INVALID("Bucket %d is empty but has nonzero counters.", i);
+	if (!approx && (bcount == CHLL_BUCKET_SATURATED || sum != bcount))
+		INVALID("Bucket %d has a count of %llu, but its counters add up to %llu.",
+				i, (unsigned long long) bcount, (unsigned long long) sum);
+	return true;
+}
+
+/*
+ * Full check of untrusted bytes (text or binary input): everything the
+ * operations rely on, and every invariant they maintain.  On failure,
+ * returns false with a sentence in why.
+ */
+bool
+chll_validate(const uint8 *sk, Size len, char *why, Size whylen)
+{
+	uint64		sum = 0;
+	bool		saturated = false;
+	int			markers = 0;
+	int			m;
+
+	if (!validate_header(sk, len, why, whylen) ||
+		!validate_entries(sk, why, whylen))
+		return false;
+	m = bucket_count(sk);
+	for (int i = 0; i < m; i++)
+	{
+		uint32		bcount = chll_get32(sk + bucket_off(i));
+
+		if (!validate_bucket(sk, i, &markers, why, whylen))
+			return false;
+		saturated |= bcount == CHLL_BUCKET_SATURATED;
+		sum += bcount;
+	}
+	if (markers != ovf_used(sk))
+		INVALID("%d counters point to the overflow array, which has %d entries.",
+				markers, ovf_used(sk));
+	/* bucket counts are exact until they saturate, and so is the total */
+	if (!saturated && chll_total(sk) != sum)
+		INVALID("The header has a count of %llu, but the buckets add up to %llu.",
+				(unsigned long long) chll_total(sk), (unsigned long long) sum);
+	if (chll_total(sk) == 0 &&
+		(sk[CHLL_OFF_FLAGS] != 0 || chll_get64(sk + CHLL_OFF_PRNG) != CHLL_PRNG_SEED))
+		INVALID("An empty sketch must have the initial flags and generator state.");
+	return true;
+}
