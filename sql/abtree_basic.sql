@@ -26,6 +26,13 @@ SELECT height >= 3 AS deep, entries, total_weight FROM abtree_stats('abt_t_pad')
 SELECT abtree_verify('abt_t_k', true);
 SELECT abtree_verify('abt_t_pad', true);
 
+-- the planner costs it like a btree of the same shape: selective conditions
+-- use it, unselective ones do not, ORDER BY ... LIMIT walks it
+ANALYZE abt_t;
+EXPLAIN (COSTS OFF) SELECT id FROM abt_t WHERE k = 2500;
+EXPLAIN (COSTS OFF) SELECT id FROM abt_t WHERE k > 100;
+EXPLAIN (COSTS OFF) SELECT k FROM abt_t ORDER BY k DESC LIMIT 5;
+
 -- the index answers like a sequential scan
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
