@@ -131,7 +131,7 @@ abt_lock_root_for_write(Relation rel)
 {
 	for (;;)
 	{
-		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE, NULL);
+		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE);
 
 		if (BufferIsValid(buf))
 			return buf;

@@ -215,7 +215,7 @@ extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
 
 /* abtsearch (abtscan.c): reader descent */
-extern Buffer abt_get_root(Relation rel, int access, bool *is_root_flag);
+extern Buffer abt_get_root(Relation rel, int access);
 extern Buffer abt_descend_to_leaf(Relation rel, AbtKey *key);
 extern Buffer abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno);
 

@@ -112,20 +112,14 @@ bool
 abt_sample_one(Relation rel, double u, AbtSampleRange *range, ItemPointer result)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
-	bool		is_root;
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE, &is_root);
+	/* the true root: a draw must start from the whole tree's weight */
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
 	Page		page;
 	double		r;
 	IndexTuple	expected_hikey = NULL;
 
 	if (!BufferIsValid(buf))
 		return false;
-	if (!is_root)
-	{
-		/* the root split under us: a part of the tree is to the right */
-		UnlockReleaseBuffer(buf);
-		return false;
-	}
 	page = BufferGetPage(buf);
 	r = u * abt_range_page_weight(rel, info, range, page);
 
@@ -402,7 +396,7 @@ abtree_sample_tids_range(PG_FUNCTION_ARGS)
 uint64
 abt_total_weight(Relation rel)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE, NULL);
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
 	uint64		total;
 
 	if (!BufferIsValid(buf))

@@ -61,7 +61,7 @@ typedef AbtScanOpaqueData *AbtScanOpaque;
  * never deleted, so the cached block is always one of ours.
  */
 Buffer
-abt_get_root(Relation rel, int access, bool *is_root)
+abt_get_root(Relation rel, int access)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	bool		refreshed = false;
@@ -83,11 +83,7 @@ abt_get_root(Relation rel, int access, bool *is_root)
 		LockBuffer(buf, access);
 		abt_check_page(rel, buf);
 		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
-		{
-			if (is_root)
-				*is_root = true;
 			return buf;
-		}
 		/* the root split since we looked: ask the metapage again */
 		UnlockReleaseBuffer(buf);
 		refreshed = true;
@@ -110,7 +106,7 @@ abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno)
 Buffer
 abt_descend_to_leaf(Relation rel, AbtKey *key)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE, NULL);
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
 
 	if (!BufferIsValid(buf))
 		return buf;
@@ -258,19 +254,19 @@ abt_start_key(IndexScanDesc scan, ScanDirection dir, AbtKey *key)
 		if (best != NULL)
 			continue;
 		/* the keys that bound the start of the range in scan direction */
-		if (forward != desc)
+		if (forward != desc &&
+			(sk->sk_strategy == BTGreaterEqualStrategyNumber ||
+			 sk->sk_strategy == BTGreaterStrategyNumber))
 		{
-			if (sk->sk_strategy == BTGreaterEqualStrategyNumber)
-				best = sk, inclusive = true;
-			else if (sk->sk_strategy == BTGreaterStrategyNumber)
-				best = sk, inclusive = false;
+			best = sk;
+			inclusive = sk->sk_strategy == BTGreaterEqualStrategyNumber;
 		}
-		else
+		else if (forward == desc &&
+				 (sk->sk_strategy == BTLessEqualStrategyNumber ||
+				  sk->sk_strategy == BTLessStrategyNumber))
 		{
-			if (sk->sk_strategy == BTLessEqualStrategyNumber)
-				best = sk, inclusive = true;
-			else if (sk->sk_strategy == BTLessStrategyNumber)
-				best = sk, inclusive = false;
+			best = sk;
+			inclusive = sk->sk_strategy == BTLessEqualStrategyNumber;
 		}
 	}
 

@@ -56,19 +56,11 @@ abt_vac_release(AbtVacPath *path)
 static bool
 abt_vac_lock_path(Relation rel, AbtKey *key, AbtVacPath *path)
 {
-	bool		is_root;
-	Buffer		buf;
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE);
 
 	path->depth = 0;
-	for (;;)
-	{
-		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE, &is_root);
-		if (!BufferIsValid(buf))
-			return false;
-		if (is_root)
-			break;
-		UnlockReleaseBuffer(buf);
-	}
+	if (!BufferIsValid(buf))
+		return false;
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);

@@ -325,15 +325,10 @@ abtree_verify(PG_FUNCTION_ARGS)
 		leftmost = meta.root;
 		for (level = meta.level; level >= 0; level--)
 		{
-			AbtVerifyChild *prev_next = vs.next;
-			int			prev_nnext = vs.nnext;
-
 			vs.ntids = 0;
 			leftmost = abt_verify_level(&vs, leftmost, level);
 			vs.expect = vs.next;
 			vs.nexpect = vs.nnext;
-			(void) prev_next;
-			(void) prev_nnext;
 			if (level > 0 && leftmost == InvalidBlockNumber)
 				abt_corrupt(vs.rel, "Level %d has no downlinks.", level);
 		}
