@@ -232,6 +232,9 @@ abt_index_info(Relation rel)
 		abt_resolve_weight_column(rel, info,
 								  (char *) opts + opts->weight_column);
 	info->max_pivot_size = abt_max_pivot_size(rel, info->nkeyatts);
+	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+		if (TupleDescAttr(RelationGetDescr(rel), i)->attlen < 0)
+			info->has_varlena = true;
 	/*
 	 * The key columns only: the shape of pivot tuples.  Built entry by entry
 	 * (PostgreSQL 18 places the attributes after an array sized by natts,
@@ -279,7 +282,15 @@ abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values, bool *isnull,
 	char	   *aux;
 
 	itup = index_form_tuple(desc, values, isnull);
-	end = abt_tuple_data_end(desc, itup);
+	/*
+	 * Where the data ends.  index_form_tuple may detoast or compress
+	 * varlena values, so those need a look at the tuple as formed.
+	 */
+	if (info->has_varlena)
+		end = abt_tuple_data_end(desc, itup);
+	else
+		end = IndexInfoFindDataOffset(itup->t_info) +
+			heap_compute_data_size(desc, values, isnull);
 	size = MAXALIGN(end + auxsize);
 
 	if (size > ABT_MAX_ITEM_SIZE)
@@ -289,8 +300,18 @@ abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values, bool *isnull,
 						size, (Size) ABT_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
 				 errhint("Values larger than a third of a page cannot be indexed; consider an index on a hash or prefix of the value.")));
 
-	result = palloc0(size);
-	memcpy(result, itup, end);
+	if (size <= IndexTupleSize(itup))
+	{
+		/* the aux fits into the alignment padding: no copy */
+		result = itup;
+		memset((char *) result + end, 0, size - end);
+	}
+	else
+	{
+		result = palloc0(size);
+		memcpy(result, itup, end);
+		pfree(itup);
+	}
 	result->t_info = (result->t_info & ~INDEX_SIZE_MASK) | size;
 	result->t_tid = *heaptid;
 	aux = (char *) result + size - auxsize;
@@ -304,7 +325,6 @@ abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values, bool *isnull,
 		aux += sizeof(uint64);
 	}
 	memcpy(aux, &xid, sizeof(TransactionId));
-	pfree(itup);
 	return result;
 }
 

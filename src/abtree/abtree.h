@@ -184,6 +184,7 @@ typedef struct AbtIndexInfo
 	Size		max_pivot_size; /* largest pivot any insert can create */
 	TupleDesc	keydesc;		/* the key columns: the shape of pivots */
 	BlockNumber cached_root;	/* last root seen; checked before use */
+	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
 } AbtIndexInfo;
 
