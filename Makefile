@@ -33,14 +33,16 @@ OBJS = \
 	src/abtree/abtxlog.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
-	src/hll/chll_sketch.o
+	src/hll/chll_sketch.o \
+	src/swr/swr_index.o \
+	src/swr/swr_tsm.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample chll chll_io chll_workload
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample chll chll_io chll_workload swr swr_stats
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent abtree_split_sample
+ISOLATION = probe_concurrent abtree_split_sample swr_visibility
 ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster

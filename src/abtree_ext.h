@@ -56,6 +56,7 @@ extern void abt_init_reloptions(void);
 
 /* guc.c */
 extern bool abt_debug_redo;
+extern char *abt_swr_index;
 extern void abt_define_gucs(void);
 
 /* shmem.c: state shared by all backends, reset at every (crash) restart */

@@ -12,10 +12,24 @@
  */
 #include "abtree_ext.h"
 
+#include "swr/swr.h"
 #include "utils/guc.h"
 
 /* Log every abtree WAL record replayed, with its description. */
 bool		abt_debug_redo = false;
+
+/* The abtree indexes TABLESAMPLE swr draws through; '' = choose (src/swr). */
+char	   *abt_swr_index = NULL;
+
+/* Only the syntax: names are looked up when a query samples. */
+static bool
+abt_check_swr_index(char **newval, void **extra, GucSource source)
+{
+	if (swr_parse_index_names(*newval, NULL))
+		return true;
+	GUC_check_errdetail("List index names separated by commas, optionally schema-qualified, with SQL quoting: 'orders_w_idx, s.\"Items_idx\"'.");
+	return false;
+}
 
 void
 abt_define_gucs(void)
@@ -32,6 +46,21 @@ abt_define_gucs(void)
 							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * Per session or transaction: a query sampling several tables lists one
+	 * index per table.  GUC_LIST_INPUT lets SET take a, b unquoted (an
+	 * extension may not ask for GUC_LIST_QUOTE, so mixed-case names need
+	 * '"Idx"' quoting inside the string).
+	 */
+	DefineCustomStringVariable("abtree.swr_index",
+							   "Names the abtree indexes that TABLESAMPLE swr draws through.",
+							   "Index names separated by commas; a sampled table uses the listed index on it, or the partition on it of a listed partitioned index. Empty: choose automatically.",
+							   &abt_swr_index,
+							   "",
+							   PGC_USERSET,
+							   GUC_LIST_INPUT,
+							   abt_check_swr_index, NULL, NULL);
 
 	MarkGUCPrefixReserved("abtree");
 }

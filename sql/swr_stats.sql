@@ -1,0 +1,127 @@
+--
+-- TABLESAMPLE swr: chi-square goodness-of-fit tests of the rows returned.
+--
+-- The pattern of abtree_sample.sql: each test draws N rows with a fixed
+-- seed and compares the counts per category (every visible row, or every
+-- key) with the expected ones; categories never drawn count as 0.  The
+-- critical values are the chi-square quantiles at 1 - alpha, alpha = 0.001:
+-- with random seeds each test would raise a false alarm once in 1000 runs
+-- (its false-alarm rate); with the fixed seeds here the outcome is
+-- deterministic.  Checks marked "must fail" run the same statistic against a
+-- slightly wrong expectation, to show that the tests can fail.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+-- 0.999 quantiles of chi-square by degrees of freedom
+CREATE TABLE swr_crit (df int PRIMARY KEY, crit float8);
+INSERT INTO swr_crit VALUES (9, 27.877), (29, 58.301), (49, 85.351), (999, 1142.848),
+                            (3999, 4281.073);
+-- does the fit of observed counts to expected weights pass at alpha 0.001?
+CREATE FUNCTION swr_fit(observed bigint[], expected float8[]) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT sum((o - e / se * n) ^ 2 / (e / se * n)) <
+         (SELECT crit FROM swr_crit WHERE df = cardinality(observed) - 1)
+    FROM unnest(observed, expected) AS u(o, e),
+         (SELECT sum(x) AS n FROM unnest(observed) x) t,
+         (SELECT sum(x) AS se FROM unnest(expected) x) s
+$$;
+
+SELECT setseed(0.25);
+-- 50 keys, 80 rows each, inserted in random order on both sides of the
+-- index build (so the tree has splits); room on the pages for HOT updates
+CREATE TABLE swr_s (id serial, k int, w int, pad text)
+  WITH (autovacuum_enabled = off, fillfactor = 50);
+INSERT INTO swr_s (k, w, pad)
+  SELECT k, 1 + k % 10, 'x' FROM generate_series(0, 49) k, generate_series(1, 40) r
+  ORDER BY random();
+CREATE INDEX swr_s_k ON swr_s USING abtree (k) WITH (fillfactor = 20);
+INSERT INTO swr_s (k, w, pad)
+  SELECT k, 1 + k % 10, 'x' FROM generate_series(0, 49) k, generate_series(1, 40) r
+  ORDER BY random();
+SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM swr_s;
+SELECT height >= 2 AS has_internal_pages, entries FROM abtree_stats('swr_s_k');
+
+-- the rows drawn, and the visible rows with their draw counts
+CREATE TABLE swr_draw (id int);
+CREATE VIEW swr_counts AS
+  SELECT s.id, s.k, s.w, count(d.id) AS n
+    FROM swr_s s LEFT JOIN swr_draw d USING (id)
+   GROUP BY s.id, s.k, s.w;
+
+-- uniform: every row 1/4000; every key 1/50
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(200000) REPEATABLE (0.1);
+SELECT count(*) AS draws FROM swr_draw;
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_over_rows
+  FROM swr_counts;
+WITH c AS (SELECT k, sum(n)::bigint AS n FROM swr_counts GROUP BY k)
+SELECT swr_fit(array_agg(n ORDER BY k), array_agg(1.0 ORDER BY k)) AS uniform_over_keys,
+       swr_fit(array_agg(n ORDER BY k),
+               array_agg(CASE WHEN k < 25 THEN 1.1 ELSE 0.9 END ORDER BY k)) AS biased_passes_must_fail
+  FROM c;
+
+-- weighted: weight w = 1 + k % 10, so each row is drawn with probability
+-- w / sum(w), and the ten weight classes in proportion to w * their rows
+CREATE INDEX swr_s_kw ON swr_s USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+SET abtree.swr_index = swr_s_kw;
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(200000) REPEATABLE (0.2);
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(w ORDER BY id)) AS proportional_to_weight,
+       swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_passes_must_fail
+  FROM swr_counts;
+WITH c AS (SELECT w, sum(n)::bigint AS n, sum(w) AS mass FROM swr_counts GROUP BY w)
+SELECT swr_fit(array_agg(n ORDER BY w), array_agg(mass ORDER BY w)) AS weight_classes,
+       swr_fit(array_agg(n ORDER BY w),
+               array_agg(mass * CASE WHEN w > 5 THEN 1.1 ELSE 0.9 END ORDER BY w)) AS biased_passes_must_fail
+  FROM c;
+RESET abtree.swr_index;
+DROP INDEX swr_s_kw;
+
+-- HOT updates of half the rows: the index still points at the chains'
+-- roots, and the draws stay uniform over the rows
+BEGIN;
+UPDATE swr_s SET pad = 'updated' WHERE id % 2 = 0;
+SELECT n_tup_hot_upd = 2000 AS all_hot FROM pg_stat_xact_user_tables WHERE relname = 'swr_s';
+COMMIT;
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(200000) REPEATABLE (0.3);
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_after_hot_updates
+  FROM swr_counts;
+SELECT count(*) FILTER (WHERE id % 2 = 0) BETWEEN 95000 AND 105000 AS updated_rows_half
+  FROM swr_draw;
+
+-- many deletes: three rows in four, without VACUUM (the dead rows keep
+-- their weight in the index and are rejected and redrawn), then with it
+DELETE FROM swr_s WHERE id % 4 <> 0;
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(50000) REPEATABLE (0.4);
+SELECT count(*) AS draws, bool_and(id % 4 = 0) AS no_deleted_rows FROM swr_draw;
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_over_visible,
+       swr_fit(array_agg(n ORDER BY id),
+               array_agg(CASE WHEN k < 25 THEN 1.1 ELSE 0.9 END ORDER BY id)) AS biased_passes_must_fail
+  FROM swr_counts;
+VACUUM (INDEX_CLEANUP ON) swr_s;
+SELECT entries FROM abtree_stats('swr_s_k');
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(50000) REPEATABLE (0.5);
+SELECT count(*) AS draws, bool_and(id % 4 = 0) AS no_deleted_rows FROM swr_draw;
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_after_vacuum
+  FROM swr_counts;
+
+-- weighted after deletes: the visible rows, in proportion to their weight
+CREATE INDEX swr_s_kw ON swr_s USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+DELETE FROM swr_s WHERE k >= 30;
+SET abtree.swr_index = swr_s_kw;
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(40000) REPEATABLE (0.6);
+WITH c AS (SELECT w, sum(n)::bigint AS n, sum(w) AS mass FROM swr_counts GROUP BY w)
+SELECT swr_fit(array_agg(n ORDER BY w), array_agg(mass ORDER BY w)) AS weighted_after_deletes,
+       swr_fit(array_agg(n ORDER BY w), array_fill(1.0::float8, ARRAY[10])) AS uniform_passes_must_fail
+  FROM c;
+SELECT max(k) AS max_key FROM swr_draw JOIN swr_s USING (id);
+RESET abtree.swr_index;
+
+DROP VIEW swr_counts;
+DROP TABLE swr_s, swr_draw, swr_crit;
+DROP FUNCTION swr_fit(bigint[], float8[]);
