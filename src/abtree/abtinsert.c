@@ -498,6 +498,8 @@ abt_do_insert(AbtInsertState *ist, IndexTuple itup, uint64 w)
 	START_CRIT_SECTION();
 	abt_page_add(page, itup, off);
 	AbtPageGetOpaque(page)->sid++;
+	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
+		AbtPageGetOpaque(page)->flags |= ABTP_HAS_INVALID;
 	MarkBufferDirty(ist->path[leaf].buf);
 	if (RelationNeedsWAL(rel))
 		abt_xlog_insert_leaf(ist->path[leaf].buf, off, itup);

@@ -62,6 +62,7 @@ typedef AbtPageOpaqueData *AbtPageOpaque;
 #define ABTP_LEAF				0x0001
 #define ABTP_ROOT				0x0002
 #define ABTP_META				0x0004
+#define ABTP_HAS_INVALID		0x0008	/* leaf: may hold not-yet-valid entries */
 
 #define AbtPageGetOpaque(page) ((AbtPageOpaque) PageGetSpecialPointer(page))
 #define AbtPageIsLeaf(opaque)	(((opaque)->flags & ABTP_LEAF) != 0)

@@ -82,8 +82,25 @@ static OffsetNumber
 abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 				Page page, double *r)
 {
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber off;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	/*
+	 * An unweighted leaf whose entries are all valid weighs one per entry:
+	 * index it directly instead of summing.  (With a not-yet-valid entry on
+	 * the page, positions would no longer match weights, hence the flag.)
+	 */
+	if (AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
+		!(opaque->flags & ABTP_HAS_INVALID))
+	{
+		int			n = maxoff - AbtFirstDataOffset(opaque) + 1;
+
+		if (*r < n)
+			return AbtFirstDataOffset(opaque) + (OffsetNumber) *r;
+		*r -= Max(n, 0);
+		return InvalidOffsetNumber;
+	}
 
 	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off++)
 	{

@@ -144,6 +144,8 @@ abt_redo_insert_leaf(XLogReaderState *record)
 		if (PageAddItem(page, (Item) itup, len, xlrec->off, false, false) == InvalidOffsetNumber)
 			elog(PANIC, "abtree redo: failed to add leaf item");
 		AbtPageGetOpaque(page)->sid++;
+		if (!TransactionIdIsValid(abt_leaf_xmin((IndexTuple) itup)))
+			AbtPageGetOpaque(page)->flags |= ABTP_HAS_INVALID;
 		abt_redo_finish(record, buf);
 	}
 	if (BufferIsValid(buf))
