@@ -1,0 +1,1 @@
+"""One module per experiment; each registers itself with harness.experiment."""
