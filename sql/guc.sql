@@ -24,3 +24,11 @@ ALTER SYSTEM SET abtree.debug_redo = -1;
 ALTER SYSTEM SET abtree.debug_redo = 100000000000000000000;
 ALTER SYSTEM SET abtree.debug_redo = on;
 ALTER SYSTEM RESET abtree.debug_redo;
+
+-- abtree_status() lists every parameter (a new one must be added to abt_guc_names)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+SELECT (SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'abtree.%') =
+       (SELECT array_agg(item ORDER BY item) FROM abtree_status() WHERE component = 'guc')
+       AS status_lists_every_parameter;

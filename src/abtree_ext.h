@@ -56,6 +56,7 @@ extern void abt_init_reloptions(void);
 
 /* guc.c */
 extern bool abt_debug_redo;
+extern const char *const abt_guc_names[];
 extern char *abt_swr_index;
 extern void abt_define_gucs(void);
 

@@ -15,6 +15,13 @@
 #include "swr/swr.h"
 #include "utils/guc.h"
 
+/* Every parameter defined below, for abtree_status(); the guc test checks it. */
+const char *const abt_guc_names[] = {
+	"abtree.debug_redo",
+	"abtree.swr_index",
+	NULL
+};
+
 /* Log every abtree WAL record replayed, with its description. */
 bool		abt_debug_redo = false;
 

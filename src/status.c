@@ -68,8 +68,8 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "wal", "probes_replayed",
 			   u64_text(&abt_shared->wal_probes_replayed));
 	status_row(rsinfo, "shmem", "bytes", psprintf("%zu", abt_shmem_size()));
-	status_row(rsinfo, "guc", "abtree.debug_redo",
-			   GetConfigOption("abtree.debug_redo", false, false));
+	for (const char *const *name = abt_guc_names; *name; name++)
+		status_row(rsinfo, "guc", *name, GetConfigOption(*name, false, false));
 
 	return (Datum) 0;
 }
