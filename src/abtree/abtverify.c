@@ -161,7 +161,16 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 			abt_corrupt(rel, "Block %u at level %u has no downlink in the right place.", blkno, level);
 		if (c && c->blkno == blkno)
 		{
-			if (vs->exact && c->weight != weight)
+			/* an overcount at rest is W2 failing, repairable; less is W1 */
+			if (vs->exact && c->weight > weight)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("abtree index \"%s\" has inexact weights",
+								RelationGetRelationName(rel)),
+						 errdetail("Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
+								   blkno, c->weight, weight),
+						 errhint("An insert that failed half way or a crash leaves weights that overcount; VACUUM the table to make them exact again.")));
+			if (vs->exact && c->weight < weight)
 				abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
 							blkno, c->weight, weight);
 			/* a keyed downlink carries the left sibling's high key (K3) */
