@@ -118,7 +118,9 @@ abt_create_first_root(Relation rel)
 	MarkBufferDirty(metabuf);
 	bufs[0] = metabuf;
 	bufs[1] = rootbuf;
-	abt_xlog_pages(ABT_PAGES_FIRSTROOT, bufs, 2);
+	/* an unlogged index starts here after a crash reset: no WAL for it */
+	if (RelationNeedsWAL(rel))
+		abt_xlog_pages(ABT_PAGES_FIRSTROOT, bufs, 2);
 	END_CRIT_SECTION();
 
 	UnlockReleaseBuffer(metabuf);
