@@ -93,6 +93,13 @@ SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, 'a'::text, 'b'::
 SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, NULL, NULL);
 SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, NULL::int, NULL::int);
 SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', -5, 1, 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 0, 1, 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 2000000000, 1, 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range(NULL, 10, 1, 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', NULL, 1, 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 'NaN', 1, 2);
+SELECT count(*) FROM abtree_sample_tids_range('abt_s_k', 10, 1, 1, 'x');
+SELECT count(*) FROM abtree_sample_tids_range('abt_s', 10, 1, 1, 2);
 
 -- after deletes and VACUUM: uniform over the remaining entries
 DELETE FROM abt_s WHERE k >= 30;
