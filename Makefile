@@ -26,8 +26,10 @@ OBJS = \
 	src/abtree/abthandler.o \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
+	src/abtree/abtpass.o \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
+	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \
 	src/abtree/abtverify.o \
 	src/abtree/abtxlog.o \
@@ -42,7 +44,7 @@ REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_rep
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent abtree_split_sample swr_visibility
+ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass
 ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster

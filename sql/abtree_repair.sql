@@ -1,10 +1,10 @@
 --
--- An insert that fails half way leaves downlink weights that overcount (the
--- weight is added on the way down, the entry never arrives); readers stay
--- correct (W1), abtree_verify's exact mode reports it, and VACUUM makes the
--- weights exact again (W2).  The failure is forced with an operator class
--- whose comparison function raises an ERROR after a number of calls: the
--- root's binary search finishes, the leaf's does not.
+-- An insert that fails half way leaves downlink weights that overcount (its
+-- weight pass added on the way down, the entry never became valid); readers
+-- stay correct (W1), abtree_verify's exact mode reports it, and VACUUM makes
+-- the weights exact again (W2).  The failure is forced with an operator
+-- class whose comparison function raises an ERROR after a number of calls:
+-- the weight pass has added on the root, its search of the leaf fails.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS abtree;
@@ -31,9 +31,14 @@ INSERT INTO rep SELECT generate_series(1, 3000);
 CREATE INDEX rep_k ON rep USING abtree (k rep_ops);
 SELECT height, entries, total_weight FROM abtree_stats('rep_k');
 
--- the fifth comparison of the next insert fails: after the root's search
+-- count the comparisons of an insert next to where the failing one goes;
+-- the last few are the weight pass's search of the leaf, after its add on
+-- the root
 SET rep.calls = 0;
-SET rep.fail_after = 4;
+INSERT INTO rep VALUES (1501);
+SELECT current_setting('rep.calls')::int - 3 AS fail_after \gset
+SET rep.calls = 0;
+SET rep.fail_after = :fail_after;
 INSERT INTO rep VALUES (1500);
 RESET rep.fail_after;
 

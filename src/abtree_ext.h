@@ -58,13 +58,38 @@ extern void abt_init_reloptions(void);
 extern bool abt_debug_redo;
 extern const char *const abt_guc_names[];
 extern char *abt_swr_index;
+extern int	abt_weight_protocol;
+extern int	abt_debug_pass_pause;
+extern int	abt_debug_pass_pause_level;
 extern void abt_define_gucs(void);
+
+/* abtree.weight_protocol (src/abtree/README, "Weight maintenance") */
+typedef enum AbtWeightProtocol
+{
+	ABT_PROTOCOL_SAFE_PAGE,		/* the paper's: share locks, atomic adds */
+	ABT_PROTOCOL_PAGE_EXCLUSIVE,	/* the same pass, exclusive locks */
+	ABT_PROTOCOL_PATH_EXCLUSIVE	/* the baseline: whole path locked */
+} AbtWeightProtocol;
 
 /* shmem.c: state shared by all backends, reset at every (crash) restart */
 typedef struct AbtSharedState
 {
 	pg_atomic_uint64 wal_probes_written;	/* since this postmaster started */
 	pg_atomic_uint64 wal_probes_replayed;	/* by the startup process */
+
+	/*
+	 * What the weight passes of abtree inserts ran into (paper 000, Figure
+	 * 6): nothing changed, changes that left the page safe, the child split
+	 * and our key moved right, the page split and undid the add above it,
+	 * an add redone above that only may have been undone, a restart from a
+	 * new root.
+	 */
+	pg_atomic_uint64 pass_fast;
+	pg_atomic_uint64 pass_still_safe;
+	pg_atomic_uint64 pass_child_moved;
+	pg_atomic_uint64 pass_reset;
+	pg_atomic_uint64 pass_cautious_readd;
+	pg_atomic_uint64 pass_restart;
 } AbtSharedState;
 
 extern AbtSharedState *abt_shared;

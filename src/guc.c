@@ -17,8 +17,11 @@
 
 /* Every parameter defined below, for abtree_status(); the guc test checks it. */
 const char *const abt_guc_names[] = {
+	"abtree.debug_pass_pause",
+	"abtree.debug_pass_pause_level",
 	"abtree.debug_redo",
 	"abtree.swr_index",
+	"abtree.weight_protocol",
 	NULL
 };
 
@@ -27,6 +30,24 @@ bool		abt_debug_redo = false;
 
 /* The abtree indexes TABLESAMPLE swr draws through; '' = choose (src/swr). */
 char	   *abt_swr_index = NULL;
+
+/* How inserts maintain downlink weights (src/abtree/README). */
+int			abt_weight_protocol = ABT_PROTOCOL_SAFE_PAGE;
+
+static const struct config_enum_entry abt_weight_protocol_options[] = {
+	{"safe_page", ABT_PROTOCOL_SAFE_PAGE, false},
+	{"page_exclusive", ABT_PROTOCOL_PAGE_EXCLUSIVE, false},
+	{"path_exclusive", ABT_PROTOCOL_PATH_EXCLUSIVE, false},
+	{NULL, 0, false}
+};
+
+/*
+ * Testing aid: a weight pass waits for this advisory lock key (shared
+ * mode, as pg_advisory_lock_shared(bigint)) between releasing a page and
+ * locking its child, when the child is on the given level (-1: any).
+ */
+int			abt_debug_pass_pause = 0;
+int			abt_debug_pass_pause_level = -1;
 
 /* Only the syntax: names are looked up when a query samples. */
 static bool
@@ -68,6 +89,38 @@ abt_define_gucs(void)
 							   PGC_USERSET,
 							   GUC_LIST_INPUT,
 							   abt_check_swr_index, NULL, NULL);
+
+	/*
+	 * USERSET: the three protocols take their locks in the same order
+	 * (bottom-up, left to right), so sessions may mix them.
+	 */
+	DefineCustomEnumVariable("abtree.weight_protocol",
+							 "How inserts into abtree indexes add their weight to the downlinks above them.",
+							 "safe_page: share locks and atomic adds (paper 000, Algorithm 3); page_exclusive: the same pass with exclusive locks; path_exclusive: the whole root-to-leaf path locked exclusively.",
+							 &abt_weight_protocol,
+							 ABT_PROTOCOL_SAFE_PAGE,
+							 abt_weight_protocol_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_pass_pause",
+							"Testing aid: makes abtree weight passes wait for this advisory lock key.",
+							"0 turns it off. The pass waits, holding no buffer lock, for a shared lock on the key (as pg_advisory_lock_shared) before it locks a child page; a test holds the key exclusively to stop it there.",
+							&abt_debug_pass_pause,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_pass_pause_level",
+							"Testing aid: the tree level of the child page before which abtree.debug_pass_pause waits.",
+							"-1: before every child page.",
+							&abt_debug_pass_pause_level,
+							-1, -1, 64,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("abtree");
 }

@@ -53,6 +53,12 @@ abt_shmem_startup(void)
 	{
 		pg_atomic_init_u64(&abt_shared->wal_probes_written, 0);
 		pg_atomic_init_u64(&abt_shared->wal_probes_replayed, 0);
+		pg_atomic_init_u64(&abt_shared->pass_fast, 0);
+		pg_atomic_init_u64(&abt_shared->pass_still_safe, 0);
+		pg_atomic_init_u64(&abt_shared->pass_child_moved, 0);
+		pg_atomic_init_u64(&abt_shared->pass_reset, 0);
+		pg_atomic_init_u64(&abt_shared->pass_cautious_readd, 0);
+		pg_atomic_init_u64(&abt_shared->pass_restart, 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -67,6 +67,13 @@ abtree_status(PG_FUNCTION_ARGS)
 			   u64_text(&abt_shared->wal_probes_written));
 	status_row(rsinfo, "wal", "probes_replayed",
 			   u64_text(&abt_shared->wal_probes_replayed));
+	status_row(rsinfo, "weights", "pass_fast", u64_text(&abt_shared->pass_fast));
+	status_row(rsinfo, "weights", "pass_still_safe", u64_text(&abt_shared->pass_still_safe));
+	status_row(rsinfo, "weights", "pass_child_moved", u64_text(&abt_shared->pass_child_moved));
+	status_row(rsinfo, "weights", "pass_reset", u64_text(&abt_shared->pass_reset));
+	status_row(rsinfo, "weights", "pass_cautious_readd",
+			   u64_text(&abt_shared->pass_cautious_readd));
+	status_row(rsinfo, "weights", "pass_restart", u64_text(&abt_shared->pass_restart));
 	status_row(rsinfo, "shmem", "bytes", psprintf("%zu", abt_shmem_size()));
 	for (const char *const *name = abt_guc_names; *name; name++)
 		status_row(rsinfo, "guc", *name, GetConfigOption(*name, false, false));

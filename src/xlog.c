@@ -45,9 +45,10 @@ static void abt_probe_desc(StringInfo buf, XLogReaderState *record);
 static const AbtRecordKind abt_record_kinds[16] = {
 	[XLOG_ABT_PROBE >> 4] = {"PROBE", abt_probe_redo, abt_probe_desc},
 	[XLOG_ABT_INSERT_LEAF >> 4] = {"INSERT_LEAF", abt_redo_insert_leaf, abt_desc_insert_leaf},
-	[XLOG_ABT_ADD_WEIGHT >> 4] = {"ADD_WEIGHT", abt_redo_add_weight, abt_desc_add_weight},
+	[XLOG_ABT_SET_WEIGHT >> 4] = {"SET_WEIGHT", abt_redo_set_weight, abt_desc_set_weight},
 	[XLOG_ABT_PAGES >> 4] = {"PAGES", abt_redo_pages, abt_desc_pages},
 	[XLOG_ABT_VACUUM >> 4] = {"VACUUM", abt_redo_vacuum, abt_desc_vacuum},
+	[XLOG_ABT_MARK_VALID >> 4] = {"MARK_VALID", abt_redo_mark_valid, abt_desc_mark_valid},
 };
 
 static const AbtRecordKind *

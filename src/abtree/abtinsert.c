@@ -15,12 +15,11 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
-#define ABT_MAX_HEIGHT	32
-
 typedef struct AbtPathEntry
 {
 	Buffer		buf;			/* exclusively locked */
 	OffsetNumber off;			/* internal pages: the downlink followed */
+	Buffer		sib;			/* its right sibling, locked in case it splits */
 } AbtPathEntry;
 
 typedef struct AbtInsertState
@@ -40,56 +39,17 @@ typedef struct AbtSplitPlan
 	IndexTuple	lefthikey;		/* the left half's new high key */
 } AbtSplitPlan;
 
-/*
- * Add delta to the weight of the downlink at off, WAL-logged.  The caller
- * holds an exclusive lock on buf.
- */
-void
-abt_add_downlink_weight(Relation rel, Buffer buf, OffsetNumber off, int64 delta)
-{
-	Page		page = BufferGetPage(buf);
-	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-	AbtPivotAux *aux = AbtPivotGetAux(itup);
-
-	START_CRIT_SECTION();
-	aux->weight += delta;
-	MarkBufferDirty(buf);
-	if (RelationNeedsWAL(rel))
-		abt_xlog_add_weight(buf, off, delta);
-	END_CRIT_SECTION();
-}
-
 static void
 abt_release_range(AbtInsertState *ist, int from, int to)
 {
 	int			i;
 
 	for (i = from; i < to; i++)
+	{
+		if (BufferIsValid(ist->path[i].sib))
+			UnlockReleaseBuffer(ist->path[i].sib);
 		UnlockReleaseBuffer(ist->path[i].buf);
-}
-
-/* Keep only the last entry of the path: everything above it is released. */
-static void
-abt_release_ancestors(AbtInsertState *ist)
-{
-	abt_release_range(ist, 0, ist->depth - 1);
-	ist->path[0] = ist->path[ist->depth - 1];
-	ist->depth = 1;
-}
-
-/*
- * A page is safe if whatever happens below cannot make it split: a leaf
- * with room for the new tuple, an internal page with room for the largest
- * pivot an insert can create.
- */
-static bool
-abt_page_is_safe(AbtInsertState *ist, Page page, IndexTuple itup)
-{
-	Size		free = PageGetExactFreeSpace(page);
-
-	if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
-		return free >= MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
-	return free >= ist->info->max_pivot_size;
+	}
 }
 
 /* Create the root of an empty tree (the metapage says there is none). */
@@ -125,23 +85,6 @@ abt_create_first_root(Relation rel)
 
 	UnlockReleaseBuffer(metabuf);
 	return rootbuf;
-}
-
-/* The root, exclusively locked (made first if the tree has none). */
-static Buffer
-abt_lock_root_for_write(Relation rel)
-{
-	for (;;)
-	{
-		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE);
-
-		if (BufferIsValid(buf))
-			return buf;
-		buf = abt_create_first_root(rel);
-		if (BufferIsValid(buf))
-			return buf;
-		CHECK_FOR_INTERRUPTS();
-	}
 }
 
 /*
@@ -292,11 +235,14 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	int			nbufs = 0;
 	bool		goright;
 
+	/* the climb locked the right sibling before the parent (lock order) */
 	if (!AbtPageIsRightmost(opaque))
 	{
-		sbuf = ReadBuffer(rel, opaque->next);
-		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
-		abt_check_page(rel, sbuf);
+		sbuf = ist->path[i].sib;
+		ist->path[i].sib = InvalidBuffer;
+		if (!BufferIsValid(sbuf) || BufferGetBlockNumber(sbuf) != opaque->next)
+			elog(ERROR, "abtree: right sibling of block %u not locked for its split",
+				 BufferGetBlockNumber(buf));
 	}
 	abt_fill_halves(page, plan, left, right, BufferGetBlockNumber(rbuf));
 	AbtPageGetOpaque(right)->prev = BufferGetBlockNumber(buf);
@@ -445,70 +391,173 @@ abt_make_room(AbtInsertState *ist, int i, Size need)
 	return i;
 }
 
-/* Insert a leaf tuple with full key key and weight w. */
-static void
-abt_do_insert(AbtInsertState *ist, IndexTuple itup, uint64 w)
+/*
+ * The leaf lacks room: lock, bottom-up, the pages that may have to split
+ * and the first ancestor that surely will not (or the root), each page's
+ * right sibling before its parent.  Fills ist->path root first.  Returns
+ * false, with nothing locked, if the stack does not reach the root any
+ * more (the root split since the descent); the caller starts over.
+ */
+static bool
+abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 {
-	Relation	rel = ist->rel;
-	Page		page;
-	OffsetNumber off;
-	int			leaf;
-	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+	AbtPathEntry up[ABT_MAX_HEIGHT];
+	int			n = 1;
+	int			level_index = stack->depth - 1;
+	int			k;
 
-	ist->path[0].buf = abt_lock_root_for_write(rel);
-	ist->depth = 1;
-
-	/* down, adding w to each downlink followed (overcounts until the end) */
+	up[0].buf = leaf;
+	up[0].off = InvalidOffsetNumber;
+	up[0].sib = InvalidBuffer;
 	for (;;)
 	{
-		AbtPathEntry *e = &ist->path[ist->depth - 1];
-		IndexTuple	downlink;
-		Buffer		cbuf;
+		AbtPageOpaque opaque = AbtPageGetOpaque(BufferGetPage(up[n - 1].buf));
+		Buffer		pbuf;
+		OffsetNumber off;
 
-		page = BufferGetPage(e->buf);
-		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
+		if (!AbtPageIsRightmost(opaque))
+		{
+			up[n - 1].sib = ReadBuffer(ist->rel, opaque->next);
+			LockBuffer(up[n - 1].sib, BUFFER_LOCK_EXCLUSIVE);
+			abt_check_page(ist->rel, up[n - 1].sib);
+		}
+		if (AbtPageIsRoot(opaque))
 			break;
-		if (ist->depth >= ABT_MAX_HEIGHT)
-			elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(rel));
-
-		e->off = abt_binsrch_internal(rel, ist->key, page);
-		downlink = (IndexTuple) PageGetItem(page, PageGetItemId(page, e->off));
-		abt_add_downlink_weight(rel, e->buf, e->off, (int64) w);
-
-		cbuf = ReadBuffer(rel, AbtDownlinkGetChild(downlink));
-		LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
-		abt_check_page(rel, cbuf);
-		ist->path[ist->depth].buf = cbuf;
-		ist->path[ist->depth].off = InvalidOffsetNumber;
-		ist->depth++;
-		if (abt_page_is_safe(ist, BufferGetPage(cbuf), itup))
-			abt_release_ancestors(ist);
+		pbuf = InvalidBuffer;
+		if (level_index >= 0 && n < ABT_MAX_HEIGHT)
+			pbuf = abt_lock_parent(ist->rel, stack, level_index--,
+								   BufferGetBlockNumber(up[n - 1].buf),
+								   BUFFER_LOCK_EXCLUSIVE, &off);
+		if (!BufferIsValid(pbuf))
+		{
+			for (k = 0; k < n; k++)
+			{
+				if (BufferIsValid(up[k].sib))
+					UnlockReleaseBuffer(up[k].sib);
+				UnlockReleaseBuffer(up[k].buf);
+			}
+			return false;
+		}
+		up[n].buf = pbuf;
+		up[n].off = off;
+		up[n].sib = InvalidBuffer;
+		n++;
+		if (PageGetExactFreeSpace(BufferGetPage(pbuf)) >= ist->info->max_pivot_size)
+			break;
 	}
+	for (k = 0; k < n; k++)
+		ist->path[k] = up[n - 1 - k];
+	ist->depth = n;
+	return true;
+}
 
-	leaf = ist->depth - 1;
-	if (PageGetExactFreeSpace(page) < need)
-	{
-		leaf = abt_make_room(ist, leaf, need);
-		/* the split recomputed the leaf's downlink without the new entry */
-		if (leaf > 0)
-			abt_add_downlink_weight(rel, ist->path[leaf - 1].buf, ist->path[leaf - 1].off,
-									(int64) w);
-		page = BufferGetPage(ist->path[leaf].buf);
-	}
+/* Add the leaf tuple at its place on the exclusively locked leaf. */
+static void
+abt_add_to_leaf(Relation rel, AbtKey *key, Buffer buf, IndexTuple itup)
+{
+	Page		page = BufferGetPage(buf);
+	OffsetNumber off = abt_binsrch_leaf(rel, key, page);
 
-	off = abt_binsrch_leaf(rel, ist->key, page);
 	START_CRIT_SECTION();
 	abt_page_add(page, itup, off);
 	AbtPageGetOpaque(page)->sid++;
 	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
 		AbtPageGetOpaque(page)->flags |= ABTP_HAS_INVALID;
-	MarkBufferDirty(ist->path[leaf].buf);
+	MarkBufferDirty(buf);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_insert_leaf(ist->path[leaf].buf, off, itup);
+		abt_xlog_insert_leaf(buf, off, itup);
 	END_CRIT_SECTION();
+}
 
-	abt_release_range(ist, 0, ist->depth);
-	ist->depth = 0;
+/*
+ * Phase 1 of an insert: put the (not yet valid) leaf tuple in its leaf,
+ * splitting bottom-up as needed.  Splits recompute the weights of the
+ * downlinks they make from the pages' contents, where the new tuple
+ * counts nothing yet.
+ */
+static void
+abt_place_entry(AbtInsertState *ist, IndexTuple itup)
+{
+	Relation	rel = ist->rel;
+	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+
+	for (;;)
+	{
+		AbtStack	stack;
+		Buffer		leaf = abt_search_leaf(rel, ist->key, &stack);
+		int			i;
+
+		if (!BufferIsValid(leaf))
+		{
+			leaf = abt_create_first_root(rel);
+			if (BufferIsValid(leaf))
+				UnlockReleaseBuffer(leaf);
+			continue;
+		}
+		if (PageGetExactFreeSpace(BufferGetPage(leaf)) >= need)
+		{
+			abt_add_to_leaf(rel, ist->key, leaf, itup);
+			UnlockReleaseBuffer(leaf);
+			return;
+		}
+		if (abt_lock_split_chain(ist, &stack, leaf))
+		{
+			i = abt_make_room(ist, ist->depth - 1, need);
+			abt_add_to_leaf(rel, ist->key, ist->path[i].buf, itup);
+			abt_release_range(ist, 0, ist->depth);
+			ist->depth = 0;
+			return;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * The paper's baseline for weight maintenance: lock the whole path from the
+ * leaf up to the root exclusively, add the weight everywhere, mark the
+ * entry valid, let go.  Every insert holds the root exclusively.
+ */
+static void
+abt_path_exclusive_pass(AbtInsertState *ist, uint64 w)
+{
+	Relation	rel = ist->rel;
+
+	for (;;)
+	{
+		AbtStack	stack;
+		Buffer		path[ABT_MAX_HEIGHT];
+		OffsetNumber offs[ABT_MAX_HEIGHT];
+		Buffer		leaf = abt_search_leaf(rel, ist->key, &stack);
+		int			n = abt_lock_path_to_root(rel, &stack, leaf, path, offs);
+		OffsetNumber off;
+		int			k;
+
+		if (n < 0)
+		{
+			/* a root split since the descent */
+			UnlockReleaseBuffer(leaf);
+			CHECK_FOR_INTERRUPTS();
+			continue;
+		}
+		off = abt_find_leaf_entry(rel, ist->key, BufferGetPage(leaf));
+		if (off == InvalidOffsetNumber)
+			elog(ERROR, "abtree: new entry not found in index \"%s\"",
+				 RelationGetRelationName(rel));
+		for (k = n - 1; k >= 0; k--)
+		{
+			Page		page = BufferGetPage(path[k]);
+			IndexTuple	dl = (IndexTuple) PageGetItem(page, PageGetItemId(page, offs[k]));
+
+			AbtPivotGetAux(dl)->weight += w;
+			MarkBufferDirty(path[k]);
+		}
+		/* leaf side first, as the record wants them */
+		abt_mark_valid(rel, leaf, off, path, n, true);
+		for (k = 0; k < n; k++)
+			UnlockReleaseBuffer(path[k]);
+		UnlockReleaseBuffer(leaf);
+		return;
+	}
 }
 
 bool
@@ -519,17 +568,23 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	AbtInsertState ist;
 	IndexTuple	itup;
 	AbtKey		key;
+	uint64		w;
 
 	abt_require_preload();
 	ist.rel = rel;
 	ist.info = abt_index_info(rel);
-	itup = abt_form_leaf(rel, ist.info, values, isnull, ht_ctid,
-						 GetTopTransactionId());
+	/* not valid (InvalidTransactionId) until its weight is everywhere above */
+	itup = abt_form_leaf(rel, ist.info, values, isnull, ht_ctid, InvalidTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);
 	ist.key = &key;
 	ist.depth = 0;
+	w = abt_leaf_weight(itup, ist.info->weighted);
 
-	abt_do_insert(&ist, itup, abt_leaf_weight(itup, ist.info->weighted));
+	abt_place_entry(&ist, itup);
+	if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE)
+		abt_path_exclusive_pass(&ist, w);
+	else
+		abt_weight_pass(rel, &key, w);
 	pfree(itup);
 	return false;
 }

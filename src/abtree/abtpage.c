@@ -424,3 +424,39 @@ abt_pivot_key_equal(IndexTuple a, IndexTuple b)
 		return false;
 	return ItemPointerEquals(&AbtPivotGetAux(a)->heaptid, &AbtPivotGetAux(b)->heaptid);
 }
+
+/*
+ * Mark a leaf entry valid (paper section 4.1): its inserting xid goes where
+ * InvalidTransactionId was.  A 4-byte aligned store, so a reader sees the
+ * old or the new value, never a mix.
+ */
+void
+abt_set_leaf_xmin(IndexTuple itup, TransactionId xid)
+{
+	memcpy((char *) itup + IndexTupleSize(itup) - sizeof(TransactionId), &xid,
+		   sizeof(TransactionId));
+}
+
+/*
+ * Clear HAS_INVALID on a leaf once no entry on it waits for its weight
+ * pass, so that sampling indexes the leaf directly again.  The caller holds
+ * an exclusive lock (or is redo).
+ */
+void
+abt_leaf_update_invalid_flag(Page page)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	OffsetNumber off;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	if (!(opaque->flags & ABTP_HAS_INVALID))
+		return;
+	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
+			return;
+	}
+	opaque->flags &= ~ABTP_HAS_INVALID;
+}

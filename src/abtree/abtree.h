@@ -216,6 +216,41 @@ extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
 extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
 
+/*
+ * The pages a writer's descent passed through, root first: the block and
+ * the downlink it followed there.  Writers climb back up with it, to the
+ * block or, after splits, to its right (B-link: downlinks only move right).
+ */
+#define ABT_MAX_HEIGHT	32
+
+typedef struct AbtStackEntry
+{
+	BlockNumber blkno;
+	OffsetNumber off;
+} AbtStackEntry;
+
+typedef struct AbtStack
+{
+	int			depth;
+	AbtStackEntry e[ABT_MAX_HEIGHT];
+} AbtStack;
+
+/* abtstack.c: writers' descent and climb */
+extern Buffer abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack);
+extern Buffer abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf);
+extern Buffer abt_lock_parent(Relation rel, AbtStack *stack, int level_index,
+							  BlockNumber child, int mode, OffsetNumber *off);
+extern OffsetNumber abt_find_downlink(Page page, BlockNumber child, OffsetNumber hint);
+extern OffsetNumber abt_find_leaf_entry(Relation rel, AbtKey *key, Page page);
+extern int	abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buffer *path,
+								  OffsetNumber *offs);
+
+/* abtpass.c: the second phase of an insert */
+extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w);
+extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path,
+						   int npath, bool path_exclusive);
+extern void abt_debug_pause(int child_level);
+
 /* abtsearch (abtscan.c): reader descent */
 extern Buffer abt_get_root(Relation rel, int access);
 extern Buffer abt_descend_to_leaf(Relation rel, AbtKey *key);
@@ -264,9 +299,10 @@ extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed
 
 /* abtxlog.c */
 #define XLOG_ABT_INSERT_LEAF	0x10
-#define XLOG_ABT_ADD_WEIGHT		0x20
+#define XLOG_ABT_SET_WEIGHT		0x20
 #define XLOG_ABT_PAGES			0x30
 #define XLOG_ABT_VACUUM			0x40
+#define XLOG_ABT_MARK_VALID		0x50
 
 /* why an XLOG_ABT_PAGES record was written */
 #define ABT_PAGES_SPLIT			1
@@ -274,21 +310,26 @@ extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed
 #define ABT_PAGES_FIRSTROOT		3
 
 extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
-extern void abt_xlog_add_weight(Buffer buf, OffsetNumber off, int64 delta);
+extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
-extern void abt_xlog_vacuum(Buffer buf, OffsetNumber *offs, int noffs);
+extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
+							Buffer *path, int npath, bool weighted);
+extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid,
+								Buffer *path, int npath, bool path_locked, bool weighted);
 extern void abt_redo_insert_leaf(XLogReaderState *record);
-extern void abt_redo_add_weight(XLogReaderState *record);
+extern void abt_redo_set_weight(XLogReaderState *record);
 extern void abt_redo_pages(XLogReaderState *record);
 extern void abt_redo_vacuum(XLogReaderState *record);
+extern void abt_redo_mark_valid(XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
-extern void abt_desc_add_weight(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_vacuum(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_mark_valid(StringInfo buf, XLogReaderState *record);
 extern void abt_mask(char *pagedata, BlockNumber blkno);
 
-/* helpers shared by insert and vacuum */
-extern void abt_add_downlink_weight(Relation rel, Buffer buf, OffsetNumber off,
-									int64 delta);
+/* abtpage.c: leaf validity */
+extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);
+extern void abt_leaf_update_invalid_flag(Page page);
 
 #endif							/* ABTREE_H */

@@ -5,14 +5,15 @@
  *	  every downlink above, bottom-up.
  *
  * Leaves are visited in physical order under a share lock.  A leaf with
- * dead entries is then reached again from the root with the whole path
- * locked exclusively (the insert protocol's lock order, so no deadlock),
- * its dead entries are removed, and the removed weight is subtracted from
- * the downlinks leaf-side first, each change its own WAL record, so that a
- * standby replaying them one by one only ever sees overcounts.  Removing
- * entries needs a cleanup lock on the leaf (no scan may hold a pin there);
- * if a scan holds one, we let go of everything, wait for the pin to go, and
- * try again.  Pages are never deleted (src/abtree/README, P1).
+ * dead entries is then found again by a descent, locked exclusively, and
+ * the path above it locked exclusively bottom-up to the root (the lock
+ * order of src/abtree/README); the dead entries go and their weight is
+ * subtracted from every downlink of the path in one critical section and
+ * one WAL record.  Removing entries needs a cleanup lock on the leaf (no
+ * scan may hold a pin there); if a scan holds one, we let go, wait for the
+ * pin to go, and try again.  Pages are never deleted (README, P1).
+ *
+ * amvacuumcleanup then makes every downlink weight exact again (W2).
  *
  *-------------------------------------------------------------------------
  */
@@ -24,68 +25,39 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#define ABT_VACUUM_MAX_HEIGHT 32
-
 #if PG_VERSION_NUM >= 180000
 #define vacuum_delay_point_compat() vacuum_delay_point(false)
 #else
 #define vacuum_delay_point_compat() vacuum_delay_point()
 #endif
 
-typedef struct AbtVacPath
-{
-	Buffer		bufs[ABT_VACUUM_MAX_HEIGHT];
-	OffsetNumber offs[ABT_VACUUM_MAX_HEIGHT];	/* downlink followed */
-	int			depth;
-} AbtVacPath;
-
-static void
-abt_vac_release(AbtVacPath *path)
-{
-	int			i;
-
-	for (i = 0; i < path->depth; i++)
-		UnlockReleaseBuffer(path->bufs[i]);
-	path->depth = 0;
-}
-
 /*
- * Lock the path from the root to the leaf holding key, all exclusively.
- * Returns false if the tree is empty.
+ * Find the leaf holding key, locked exclusively with no other pin on it (a
+ * cleanup lock), and its dead entries.  InvalidBuffer for an empty tree.
  */
-static bool
-abt_vac_lock_path(Relation rel, AbtKey *key, AbtVacPath *path)
+static Buffer
+abt_vac_lock_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_EXCLUSIVE);
-
-	path->depth = 0;
-	if (!BufferIsValid(buf))
-		return false;
 	for (;;)
 	{
-		Page		page = BufferGetPage(buf);
-		IndexTuple	downlink;
+		Buffer		leaf = abt_search_leaf(rel, key, stack);
 
-		path->bufs[path->depth] = buf;
-		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
-		{
-			path->depth++;
-			return true;
-		}
-		if (path->depth + 1 >= ABT_VACUUM_MAX_HEIGHT)
-			elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(rel));
-		path->offs[path->depth] = abt_binsrch_internal(rel, key, page);
-		downlink = (IndexTuple) PageGetItem(page, PageGetItemId(page, path->offs[path->depth]));
-		path->depth++;
-		buf = ReadBuffer(rel, AbtDownlinkGetChild(downlink));
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		abt_check_page(rel, buf);
+		if (!BufferIsValid(leaf) || IsBufferCleanupOK(leaf))
+			return leaf;
+		/* a scan holds a pin on the leaf: wait for it without our lock */
+		IncrBufferRefCount(leaf);
+		UnlockReleaseBuffer(leaf);
+		LockBufferForCleanup(leaf);
+		UnlockReleaseBuffer(leaf);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 
 /*
  * Remove the dead entries of the leaf that holds the tuple firstitup, and
- * subtract their weight above.
+ * subtract their weight above.  The whole path from the leaf to the root
+ * is locked exclusively, bottom-up, for the change and its one WAL record,
+ * whose redo recomputes the path.
  */
 static void
 abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback callback,
@@ -93,48 +65,51 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	AbtKey	   *key = palloc(sizeof(AbtKey));
-	AbtVacPath	path;
+	AbtStack	stack;
+	Buffer		path[ABT_MAX_HEIGHT];
+	OffsetNumber offs[ABT_MAX_HEIGHT];
+	int			npath;
 	Buffer		leafbuf;
 	Page		page;
 	OffsetNumber deletable[MaxIndexTuplesPerPage];
-	int			ndeletable = 0;
-	uint64		removed = 0;
+	int			ndeletable;
+	uint64		removed;
 	OffsetNumber off;
-	OffsetNumber maxoff;
-	int			level;
+	int			k;
 
 	abt_key_from_tuple(rel, key, firstitup, false);
 	for (;;)
 	{
-		if (!abt_vac_lock_path(rel, key, &path))
+		leafbuf = abt_vac_lock_leaf(rel, key, &stack);
+		if (!BufferIsValid(leafbuf))
 		{
 			pfree(key);
 			return;
 		}
-		leafbuf = path.bufs[path.depth - 1];
-		if (IsBufferCleanupOK(leafbuf))
+		page = BufferGetPage(leafbuf);
+		ndeletable = 0;
+		removed = 0;
+		for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+			 off <= PageGetMaxOffsetNumber(page); off++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+			if (callback(&itup->t_tid, callback_state))
+			{
+				deletable[ndeletable++] = off;
+				/* a not yet valid entry counts nothing (only overcounts above) */
+				removed += abt_leaf_effective_weight(itup, info->weighted);
+			}
+		}
+		npath = 0;
+		if (ndeletable == 0 ||
+			(npath = abt_lock_path_to_root(rel, &stack, leafbuf, path, offs)) >= 0)
 			break;
-		/* a scan holds a pin on the leaf: wait for it without our locks */
-		IncrBufferRefCount(leafbuf);
-		abt_vac_release(&path);
-		LockBufferForCleanup(leafbuf);
+		/* a new root since the descent: again */
 		UnlockReleaseBuffer(leafbuf);
 		CHECK_FOR_INTERRUPTS();
 	}
 	pfree(key);
-
-	page = BufferGetPage(leafbuf);
-	maxoff = PageGetMaxOffsetNumber(page);
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-		if (callback(&itup->t_tid, callback_state))
-		{
-			deletable[ndeletable++] = off;
-			removed += abt_leaf_effective_weight(itup, info->weighted);
-		}
-	}
 
 	if (ndeletable > 0)
 	{
@@ -142,19 +117,21 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		PageIndexMultiDelete(page, deletable, ndeletable);
 		AbtPageGetOpaque(page)->sid++;
 		MarkBufferDirty(leafbuf);
-		if (RelationNeedsWAL(rel))
-			abt_xlog_vacuum(leafbuf, deletable, ndeletable);
-		END_CRIT_SECTION();
+		for (k = 0; k < npath; k++)
+		{
+			Page		ppage = BufferGetPage(path[k]);
 
-		/* bottom-up: every intermediate state overcounts */
-		if (removed > 0)
-			for (level = path.depth - 2; level >= 0; level--)
-				abt_add_downlink_weight(rel, path.bufs[level], path.offs[level],
-										-(int64) removed);
+			AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k])))->weight -= removed;
+			MarkBufferDirty(path[k]);
+		}
+		if (RelationNeedsWAL(rel))
+			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, info->weighted);
+		END_CRIT_SECTION();
 		stats->tuples_removed += ndeletable;
 	}
-
-	abt_vac_release(&path);
+	for (k = 0; k < npath; k++)
+		UnlockReleaseBuffer(path[k]);
+	UnlockReleaseBuffer(leafbuf);
 }
 
 /* Count the entries of a leaf, and find whether any is dead. */
@@ -237,47 +214,99 @@ abtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
- * Set each downlink of the exclusively locked internal page to the exact
- * weight of its child.  The child is locked after the parent, the writers'
- * order, and a writer that has added to a downlink holds the child until
- * it has added below, so the child's sum already contains every weight
- * the downlink legitimately carries.  Returns the number of fixes.
+ * Set the downlink on page pblk (or to its right) to child cbuf's weight,
+ * if it differs.  The caller holds cbuf exclusively; the parent is locked
+ * after it (bottom-up).  A recomputation bumps the downlink's RID and both
+ * pages' SIDs, so that a weight pass that had added on the downlink and not
+ * yet below notices the loss and adds again (src/abtree/README).
+ */
+static bool
+abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer cbuf)
+{
+	AbtStack	stack;
+	OffsetNumber off;
+	Buffer		pbuf;
+	Page		ppage;
+	AbtPivotAux *aux;
+	uint64		actual = abt_page_weight(BufferGetPage(cbuf), info->weighted);
+	bool		fixed = false;
+
+	stack.depth = 1;
+	stack.e[0].blkno = pblk;
+	stack.e[0].off = InvalidOffsetNumber;
+	pbuf = abt_lock_parent(rel, &stack, 0, BufferGetBlockNumber(cbuf),
+						   BUFFER_LOCK_EXCLUSIVE, &off);
+	if (!BufferIsValid(pbuf))
+		return false;
+	ppage = BufferGetPage(pbuf);
+	aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
+	if (aux->weight != actual)
+	{
+		START_CRIT_SECTION();
+		aux->weight = actual;
+		aux->rid++;
+		AbtPageGetOpaque(ppage)->sid++;
+		MarkBufferDirty(pbuf);
+		if (RelationNeedsWAL(rel))
+			abt_xlog_set_weight(pbuf, off, actual);
+		END_CRIT_SECTION();
+		AbtPageGetOpaque(BufferGetPage(cbuf))->sid++;
+		MarkBufferDirtyHint(cbuf, true);
+		fixed = true;
+	}
+	UnlockReleaseBuffer(pbuf);
+	return fixed;
+}
+
+/*
+ * Check every downlink of internal page blkno against its child; fix the
+ * ones that differ.  The comparison runs on a copy under share locks; only
+ * a difference takes the exclusive locks, child first.  Returns the number
+ * of fixes.
  */
 static int
-abt_repair_page(Relation rel, AbtIndexInfo *info, Buffer buf)
+abt_repair_page(Relation rel, AbtIndexInfo *info, BlockNumber blkno,
+				BufferAccessStrategy strategy)
 {
-	Page		page = BufferGetPage(buf);
+	PGAlignedBlock copy;
+	Page		page = copy.data;
+	Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
 	OffsetNumber off;
 	int			fixed = 0;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	memcpy(page, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
 
 	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
 		 off <= PageGetMaxOffsetNumber(page); off++)
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		AbtPivotAux *aux = AbtPivotGetAux(itup);
-		Buffer		cbuf = ReadBuffer(rel, AbtDownlinkGetChild(itup));
+		Buffer		cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, AbtDownlinkGetChild(itup),
+											  RBM_NORMAL, strategy);
 		uint64		actual;
 
 		LockBuffer(cbuf, BUFFER_LOCK_SHARE);
 		abt_check_page(rel, cbuf);
 		actual = abt_page_weight(BufferGetPage(cbuf), info->weighted);
-		UnlockReleaseBuffer(cbuf);
-		if (actual != aux->weight)
+		if (actual != AbtPivotGetAux(itup)->weight)
 		{
-			/* a recomputation: bump the RID, as a split does */
-			aux->rid++;
-			abt_add_downlink_weight(rel, buf, off, (int64) (actual - aux->weight));
-			fixed++;
+			LockBuffer(cbuf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
+			if (abt_repair_downlink(rel, info, blkno, cbuf))
+				fixed++;
 		}
+		UnlockReleaseBuffer(cbuf);
 	}
 	return fixed;
 }
 
 /*
  * Make every downlink weight exact again, level by level from the bottom.
- * Weights overcount after a crash in the middle of an insert (the adds on
- * the way down are in the WAL, the leaf entry is not) or after an insert
- * that failed half way; this is where W2 (README) is restored.
+ * Weights overcount after a crash in the middle of a weight pass (adds
+ * that reached the disk, for an entry that never became valid), after an
+ * insert that failed half way, and after a pass's cautious re-add; this is
+ * where W2 (README) is restored.
  */
 static void
 abt_repair_weights(IndexVacuumInfo *info)
@@ -308,15 +337,10 @@ abt_repair_weights(IndexVacuumInfo *info)
 	{
 		for (blkno = ABT_METAPAGE + 1; blkno < nblocks; blkno++)
 		{
-			Buffer		buf;
-
 			if (levels[blkno] != level)
 				continue;
 			vacuum_delay_point_compat();
-			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			fixed += abt_repair_page(rel, info_abt, buf);
-			UnlockReleaseBuffer(buf);
+			fixed += abt_repair_page(rel, info_abt, blkno, info->strategy);
 		}
 	}
 	if (fixed > 0)

@@ -200,44 +200,47 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 
 /*
  * At-least mode next to running writers: compare each downlink with its
- * child while holding the parent's share lock (parent before child, the
- * writers' order).  Writers add top-down and VACUUM subtracts bottom-up
- * under exclusive locks, so at the moment both pages are held the downlink
- * must be at least the child's weight (W1).  Values read at different
- * moments would prove nothing.
+ * child while holding both, the child locked first (the writers' bottom-up
+ * order).  A weight pass adds on the parent before it adds inside the
+ * child, so a parent read after the child counts every add the child
+ * shows; splits, VACUUM and repairs need the child exclusively.  At that
+ * moment the downlink must be at least the child's weight (W1).  A
+ * downlink that moved right meanwhile is skipped.  Values read at
+ * different moments would prove nothing.
  */
 static void
-abt_verify_coupled_weights(AbtVerifyState *vs, BlockNumber blkno)
+abt_verify_coupled_weights(AbtVerifyState *vs, BlockNumber blkno, Page copy)
 {
 	Relation	rel = vs->rel;
-	Buffer		buf = ReadBuffer(rel, blkno);
-	Page		page;
 	OffsetNumber off;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
-		 off <= PageGetMaxOffsetNumber(page); off++)
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(copy));
+		 off <= PageGetMaxOffsetNumber(copy); off++)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		BlockNumber child = AbtDownlinkGetChild(itup);
+		BlockNumber child = AbtDownlinkGetChild((IndexTuple) PageGetItem(copy,
+																		 PageGetItemId(copy, off)));
 		Buffer		cbuf = ReadBuffer(rel, child);
+		Buffer		buf;
+		Page		page;
+		OffsetNumber poff;
 		uint64		weight;
+		uint64		stored = 0;
 
 		LockBuffer(cbuf, BUFFER_LOCK_SHARE);
 		abt_check_page(rel, cbuf);
 		weight = abt_page_weight(BufferGetPage(cbuf), vs->info->weighted);
+		buf = ReadBuffer(rel, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		poff = abt_find_downlink(page, child, off);
+		if (poff != InvalidOffsetNumber)
+			stored = AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, poff)))->weight;
+		UnlockReleaseBuffer(buf);
 		UnlockReleaseBuffer(cbuf);
-		if (AbtPivotGetAux(itup)->weight < weight)
-		{
-			uint64		stored = AbtPivotGetAux(itup)->weight;
-
-			UnlockReleaseBuffer(buf);
+		if (poff != InvalidOffsetNumber && stored < weight)
 			abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", less than the block's " UINT64_FORMAT ".",
 						child, stored, weight);
-		}
 	}
-	UnlockReleaseBuffer(buf);
 }
 
 /* Walk one level from its leftmost page; returns the leftmost child. */
@@ -271,7 +274,7 @@ abt_verify_level(AbtVerifyState *vs, BlockNumber leftmost, uint16 level)
 		abt_verify_page(vs, page, blkno, index++, level, prev, prev_hikey);
 		opaque = AbtPageGetOpaque(page);
 		if (!vs->exact && !AbtPageIsLeaf(opaque))
-			abt_verify_coupled_weights(vs, blkno);
+			abt_verify_coupled_weights(vs, blkno, page);
 		prev_hikey = AbtPageIsRightmost(opaque) ? NULL :
 			CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
 		prev = blkno;

@@ -13,6 +13,7 @@
 #include "abtree.h"
 
 #include "access/bufmask.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
 
@@ -21,21 +22,34 @@ typedef struct xl_abt_insert_leaf
 	OffsetNumber off;
 } xl_abt_insert_leaf;
 
-typedef struct xl_abt_add_weight
+typedef struct xl_abt_set_weight
 {
-	int64		delta;
+	uint64		weight;
 	OffsetNumber off;
-} xl_abt_add_weight;
+} xl_abt_set_weight;
 
 typedef struct xl_abt_pages
 {
 	uint8		reason;			/* ABT_PAGES_* */
 } xl_abt_pages;
 
+/*
+ * VACUUM and MARK_VALID: block 0 is the leaf, blocks 1.. the pages above it
+ * on which the weight changed, leaf side first; redo recomputes, on each,
+ * the downlink to the block before it (abt_redo_recompute_path).
+ */
 typedef struct xl_abt_vacuum
 {
-	uint16		ndeleted;		/* offsets follow as block data */
+	uint16		ndeleted;		/* offsets follow as block 0 data */
+	bool		weighted;
 } xl_abt_vacuum;
+
+typedef struct xl_abt_mark_valid
+{
+	TransactionId xid;
+	OffsetNumber off;
+	bool		weighted;
+} xl_abt_mark_valid;
 
 static const char *
 abt_pages_reason(uint8 reason)
@@ -70,17 +84,17 @@ abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup)
 }
 
 void
-abt_xlog_add_weight(Buffer buf, OffsetNumber off, int64 delta)
+abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight)
 {
-	xl_abt_add_weight xlrec;
+	xl_abt_set_weight xlrec;
 	XLogRecPtr	lsn;
 
-	xlrec.delta = delta;
+	xlrec.weight = weight;
 	xlrec.off = off;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_ADD_WEIGHT);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SET_WEIGHT);
 	PageSetLSN(BufferGetPage(buf), lsn);
 }
 
@@ -104,18 +118,74 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 }
 
 void
-abt_xlog_vacuum(Buffer buf, OffsetNumber *offs, int noffs)
+abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int npath,
+				bool weighted)
 {
 	xl_abt_vacuum xlrec;
 	XLogRecPtr	lsn;
+	int			i;
 
 	xlrec.ndeleted = noffs;
+	xlrec.weighted = weighted;
+	XLogEnsureRecordSpace(npath + 1, 0);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
 	XLogRegisterBufData(0, (char *) offs, noffs * sizeof(OffsetNumber));
+	for (i = 0; i < npath; i++)
+		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_VACUUM);
-	PageSetLSN(BufferGetPage(buf), lsn);
+	PageSetLSN(BufferGetPage(leaf), lsn);
+	for (i = 0; i < npath; i++)
+		PageSetLSN(BufferGetPage(path[i]), lsn);
+}
+
+/*
+ * The pages of a weight pass are only pinned when it ends (or locked and
+ * changed, for path_exclusive).  Pinned ones go in without an image: their
+ * changes are hint-like adds that redo recomputes, and their page LSN stays
+ * (we may not set it without an exclusive lock).  wal_consistency_checking
+ * copies every registered page, so then we lock them for the copy.
+ */
+void
+abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *path,
+					int npath, bool path_locked, bool weighted)
+{
+	xl_abt_mark_valid xlrec;
+	XLogRecPtr	lsn;
+	bool		lock_for_copy = !path_locked && wal_consistency_checking[ABTREE_RMGR_ID];
+	uint8		flags = REGBUF_STANDARD;
+	int			i;
+
+	if (!path_locked)
+	{
+		flags |= REGBUF_NO_IMAGE;
+#ifdef REGBUF_NO_CHANGE
+		flags |= REGBUF_NO_CHANGE;
+#endif
+	}
+	xlrec.xid = xid;
+	xlrec.off = off;
+	xlrec.weighted = weighted;
+	XLogEnsureRecordSpace(npath + 1, 0);
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
+	for (i = 0; i < npath; i++)
+	{
+		if (lock_for_copy)
+			LockBuffer(path[i], BUFFER_LOCK_SHARE);
+		XLogRegisterBuffer(i + 1, path[i], flags);
+	}
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
+	PageSetLSN(BufferGetPage(leaf), lsn);
+	for (i = 0; i < npath; i++)
+	{
+		if (path_locked)
+			PageSetLSN(BufferGetPage(path[i]), lsn);
+		if (lock_for_copy)
+			LockBuffer(path[i], BUFFER_LOCK_UNLOCK);
+	}
 }
 
 /* ---- redo ---- */
@@ -153,9 +223,9 @@ abt_redo_insert_leaf(XLogReaderState *record)
 }
 
 void
-abt_redo_add_weight(XLogReaderState *record)
+abt_redo_set_weight(XLogReaderState *record)
 {
-	xl_abt_add_weight *xlrec = (xl_abt_add_weight *) XLogRecGetData(record);
+	xl_abt_set_weight *xlrec = (xl_abt_set_weight *) XLogRecGetData(record);
 	Buffer		buf;
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
@@ -163,11 +233,72 @@ abt_redo_add_weight(XLogReaderState *record)
 		Page		page = BufferGetPage(buf);
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off));
 
-		AbtPivotGetAux(itup)->weight += xlrec->delta;
+		AbtPivotGetAux(itup)->weight = xlrec->weight;
 		abt_redo_finish(record, buf);
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Blocks 1.. of a VACUUM or MARK_VALID record: on each, set the downlink to
+ * the block before it to that block's weight, bottom-up.  A downlink that
+ * is not there any more moved right in a split whose page images carry
+ * the weight already.  bufs[0] is the leaf, done by the caller; all stay
+ * locked until the caller releases them, so no reader on a standby sees a
+ * leaf whose ancestors do not count it yet.
+ */
+static void
+abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, bool weighted)
+{
+	int			i;
+
+	for (i = 1; i <= XLogRecMaxBlockId(record); i++)
+	{
+		BlockNumber child;
+		Page		page;
+		OffsetNumber off;
+
+		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_NEEDS_REDO)
+			continue;
+		page = BufferGetPage(bufs[i]);
+		XLogRecGetBlockTag(record, i - 1, NULL, NULL, &child);
+		off = abt_find_downlink(page, child, InvalidOffsetNumber);
+		if (off != InvalidOffsetNumber && BufferIsValid(bufs[i - 1]))
+			AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, off)))->weight =
+				abt_page_weight(BufferGetPage(bufs[i - 1]), weighted);
+		abt_redo_finish(record, bufs[i]);
+	}
+}
+
+static void
+abt_redo_release(XLogReaderState *record, Buffer *bufs)
+{
+	int			i;
+
+	for (i = 0; i <= XLogRecMaxBlockId(record); i++)
+		if (BufferIsValid(bufs[i]))
+			UnlockReleaseBuffer(bufs[i]);
+}
+
+void
+abt_redo_mark_valid(XLogReaderState *record)
+{
+	xl_abt_mark_valid *xlrec = (xl_abt_mark_valid *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
+
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(bufs[0]);
+
+		abt_set_leaf_xmin((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)),
+						  xlrec->xid);
+		AbtPageGetOpaque(page)->sid++;
+		abt_leaf_update_invalid_flag(page);
+		abt_redo_finish(record, bufs[0]);
+	}
+	abt_redo_recompute_path(record, bufs, xlrec->weighted);
+	abt_redo_release(record, bufs);
 }
 
 void
@@ -189,20 +320,21 @@ abt_redo_pages(XLogReaderState *record)
 void
 abt_redo_vacuum(XLogReaderState *record)
 {
-	Buffer		buf;
+	xl_abt_vacuum *xlrec = (xl_abt_vacuum *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
 
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
 	{
 		Size		len;
 		OffsetNumber *offs = (OffsetNumber *) XLogRecGetBlockData(record, 0, &len);
-		Page		page = BufferGetPage(buf);
+		Page		page = BufferGetPage(bufs[0]);
 
 		PageIndexMultiDelete(page, offs, len / sizeof(OffsetNumber));
 		AbtPageGetOpaque(page)->sid++;
-		abt_redo_finish(record, buf);
+		abt_redo_finish(record, bufs[0]);
 	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
+	abt_redo_recompute_path(record, bufs, xlrec->weighted);
+	abt_redo_release(record, bufs);
 }
 
 /* ---- desc ---- */
@@ -225,11 +357,20 @@ abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record)
 }
 
 void
-abt_desc_add_weight(StringInfo buf, XLogReaderState *record)
+abt_desc_set_weight(StringInfo buf, XLogReaderState *record)
 {
-	xl_abt_add_weight *xlrec = (xl_abt_add_weight *) XLogRecGetData(record);
+	xl_abt_set_weight *xlrec = (xl_abt_set_weight *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "off %u, delta " INT64_FORMAT, xlrec->off, xlrec->delta);
+	appendStringInfo(buf, "off %u, weight " UINT64_FORMAT, xlrec->off, xlrec->weight);
+}
+
+void
+abt_desc_mark_valid(StringInfo buf, XLogReaderState *record)
+{
+	xl_abt_mark_valid *xlrec = (xl_abt_mark_valid *) XLogRecGetData(record);
+
+	appendStringInfo(buf, "off %u, xid %u, path of %d", xlrec->off, xlrec->xid,
+					 XLogRecMaxBlockId(record));
 }
 
 void
@@ -251,7 +392,8 @@ abt_desc_vacuum(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_vacuum *xlrec = (xl_abt_vacuum *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "ndeleted %u", xlrec->ndeleted);
+	appendStringInfo(buf, "ndeleted %u, path of %d", xlrec->ndeleted,
+					 XLogRecMaxBlockId(record));
 }
 
 /*
@@ -275,6 +417,7 @@ abt_mask(char *pagedata, BlockNumber blkno)
 	if (opaque->page_id != ABT_PAGE_ID)
 		return;
 	opaque->sid = 0;
+	opaque->flags &= ~ABTP_HAS_INVALID;
 	if (AbtPageIsLeaf(opaque) || (opaque->flags & ABTP_META))
 		return;
 	for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
@@ -282,6 +425,12 @@ abt_mask(char *pagedata, BlockNumber blkno)
 		ItemId		iid = PageGetItemId(page, off);
 
 		if (ItemIdIsUsed(iid))
-			AbtPivotGetAux((IndexTuple) PageGetItem(page, iid))->rid = 0;
+		{
+			AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(page, iid));
+
+			/* weights: the primary's carry adds in flight, redo recomputes */
+			aux->rid = 0;
+			aux->weight = 0;
+		}
 	}
 }

@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtpass.c
+ *	  The second phase of an abtree insert: add the new entry's weight to
+ *	  every downlink above it, top-down, and then mark the entry valid.
+ *
+ * This is paper 000's Algorithm 2 with our own way of establishing safe
+ * pages (Algorithm 3); src/abtree/README, "Weight maintenance", gives the
+ * argument.  In short: the pass holds at most a page and its child (and,
+ * to check, the page above), never locks downwards while holding a lock,
+ * and after every moment without locks it asks whether a split (or a
+ * VACUUM recomputation) undid its last add.  Only the add on the lowest
+ * level done so far can be undone by such an event: a recomputation sums
+ * the child's downlinks, and those below an add already carry the weight.
+ *
+ * With abtree.weight_protocol = safe_page the adds are atomic
+ * fetch-and-adds under share locks; page_exclusive runs the same pass with
+ * exclusive locks.  The adds are not WAL-logged one by one: they are like
+ * hint bits (MarkBufferDirtyHint), and the MARK_VALID record that ends the
+ * pass makes redo recompute the downlinks along the path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+/* One level on which the pass has added the weight. */
+typedef struct AbtPassLevel
+{
+	Buffer		buf;			/* pinned, not locked: the page added on */
+	uint16		sid;			/* its SID just after the add */
+	uint16		rid;			/* the downlink's RID just after the add */
+} AbtPassLevel;
+
+typedef struct AbtPass
+{
+	Relation	rel;
+	AbtKey	   *key;
+	uint64		w;
+	int			mode;			/* lock mode for internal pages */
+	bool		logged;			/* the index is WAL-logged */
+	int			n;				/* levels added on, root side first */
+	AbtPassLevel lv[ABT_MAX_HEIGHT];
+} AbtPass;
+
+/* What settling a changed page decided. */
+typedef enum AbtSettle
+{
+	ABT_SETTLE_ADD,				/* add on p at *off, then go on with c */
+	ABT_SETTLE_DESCEND,			/* p is safe but c is not the child: look again */
+	ABT_SETTLE_RESTART			/* a new root: start from the top */
+} AbtSettle;
+
+#define abt_count(counter) pg_atomic_fetch_add_u64(&abt_shared->counter, 1)
+
+/*
+ * Testing aid (abtree.debug_pass_pause): wait for the advisory lock key in
+ * share mode, the way pg_advisory_lock_shared(bigint) would, and let go at
+ * once.  The caller holds no buffer lock.
+ */
+void
+abt_debug_pause(int child_level)
+{
+	LOCKTAG		tag;
+	int64		key = abt_debug_pass_pause;
+
+	if (key == 0 || (abt_debug_pass_pause_level >= 0 &&
+					 abt_debug_pass_pause_level != child_level))
+		return;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (key >> 32), (uint32) key, 1);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	LockRelease(&tag, ShareLock, false);
+}
+
+static int
+abt_pass_mode(AbtPass *pass, uint16 level)
+{
+	return level == 0 ? BUFFER_LOCK_EXCLUSIVE : pass->mode;
+}
+
+static void
+abt_pass_drop_levels(AbtPass *pass)
+{
+	while (pass->n > 0)
+		ReleaseBuffer(pass->lv[--pass->n].buf);
+}
+
+/* Add the weight on the downlink at off of the locked page buf, keep buf. */
+static void
+abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
+{
+	Page		page = BufferGetPage(buf);
+	IndexTuple	dl = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	AbtPivotAux *aux = AbtPivotGetAux(dl);
+	AbtPassLevel *lv;
+
+	if (pass->mode == BUFFER_LOCK_SHARE)
+		pg_atomic_fetch_add_u64((pg_atomic_uint64 *) &aux->weight, pass->w);
+	else
+		aux->weight += pass->w;
+	if (pass->logged)
+		MarkBufferDirtyHint(buf, true);
+	else
+		MarkBufferDirty(buf);	/* exclusive: see abt_weight_pass */
+
+	if (pass->n >= ABT_MAX_HEIGHT)
+		elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(pass->rel));
+	lv = &pass->lv[pass->n++];
+	lv->buf = buf;
+	lv->sid = AbtPageGetOpaque(page)->sid;
+	lv->rid = aux->rid;
+}
+
+/* The root, locked in the pass's mode (exclusively if it is a leaf). */
+static Buffer
+abt_pass_lock_root(AbtPass *pass)
+{
+	for (;;)
+	{
+		Buffer		buf = abt_get_root(pass->rel, pass->mode);
+		AbtPageOpaque opaque;
+
+		if (!BufferIsValid(buf))
+			elog(ERROR, "abtree: index \"%s\" lost its root during an insert",
+				 RelationGetRelationName(pass->rel));
+		opaque = AbtPageGetOpaque(BufferGetPage(buf));
+		if (!AbtPageIsLeaf(opaque) || pass->mode == BUFFER_LOCK_EXCLUSIVE)
+			return buf;
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
+			return buf;
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Is the add on the level above the page p (level lv[n-1]) still there?
+ * Locks that page (B-link order: above what we hold), moving right if the
+ * downlink to p moved.  If it is, the level is re-based on where the
+ * downlink now is and nothing stays locked; if not, *q is the locked page
+ * that has the downlink to p.
+ */
+static bool
+abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
+{
+	AbtPassLevel *top = &pass->lv[pass->n - 1];
+	Buffer		buf = top->buf;
+	OffsetNumber off;
+	uint16		rid;
+
+	LockBuffer(buf, pass->mode);
+	if (AbtPageGetOpaque(BufferGetPage(buf))->sid == top->sid)
+	{
+		/* no item of the page changed: no recomputation of any downlink */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		return true;
+	}
+	while ((off = abt_find_downlink(BufferGetPage(buf), p, InvalidOffsetNumber)) ==
+		   InvalidOffsetNumber)
+	{
+		Buffer		next;
+
+		if (AbtPageIsRightmost(AbtPageGetOpaque(BufferGetPage(buf))))
+			elog(ERROR, "abtree: downlink to block %u vanished from index \"%s\"",
+				 p, RelationGetRelationName(pass->rel));
+		next = ReadBuffer(pass->rel, AbtPageGetOpaque(BufferGetPage(buf))->next);
+		LockBuffer(next, pass->mode);
+		abt_check_page(pass->rel, next);
+		if (buf == top->buf)
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		else
+			UnlockReleaseBuffer(buf);
+		buf = next;
+	}
+	rid = AbtPivotGetAux((IndexTuple) PageGetItem(BufferGetPage(buf),
+												  PageGetItemId(BufferGetPage(buf), off)))->rid;
+	/* the level now lives in buf, whatever we decide */
+	if (buf != top->buf)
+	{
+		ReleaseBuffer(top->buf);
+		top->buf = buf;
+	}
+	if (rid == top->rid)
+	{
+		top->sid = AbtPageGetOpaque(BufferGetPage(buf))->sid;
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		return true;
+	}
+	*q = buf;
+	return false;
+}
+
+/*
+ * The page p changed while we held no lock (its SID moved).  We hold p and
+ * its believed child c, both locked.  Find the page to add on next:
+ * p itself if the add above p is intact, else the page above (its add was
+ * undone: Figure 6 case 4), and so on up.  Above the first undone add an
+ * add can only have been undone if its page split after the undoing one;
+ * its changed RID cannot tell before from after, so we redo it then too:
+ * at worst an overcount, which VACUUM repairs, never an undercount.
+ */
+static AbtSettle
+abt_pass_settle(AbtPass *pass, Buffer *p, Buffer *c, OffsetNumber *off)
+{
+	bool		first = true;
+
+	for (;;)
+	{
+		Buffer		q = InvalidBuffer;
+
+		if (pass->n == 0)
+		{
+			if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(*p))))
+				break;
+			/* the root split: nothing added yet, so start over cleanly */
+			if (BufferIsValid(*c))
+				UnlockReleaseBuffer(*c);
+			UnlockReleaseBuffer(*p);
+			*c = InvalidBuffer;
+			abt_count(pass_restart);
+			return ABT_SETTLE_RESTART;
+		}
+		if (abt_pass_add_intact(pass, BufferGetBlockNumber(*p), &q))
+			break;
+		if (first)
+			abt_count(pass_reset);
+		else
+			abt_count(pass_cautious_readd);
+		/* take q (and its pin) off the levels: it is where we add again */
+		pass->n--;
+		if (BufferIsValid(*c))
+			UnlockReleaseBuffer(*c);
+		*c = *p;
+		*p = q;
+		first = false;
+	}
+
+	*off = abt_binsrch_internal(pass->rel, pass->key, BufferGetPage(*p));
+	if (BufferIsValid(*c) &&
+		AbtDownlinkGetChild((IndexTuple) PageGetItem(BufferGetPage(*p),
+													 PageGetItemId(BufferGetPage(*p), *off))) ==
+		BufferGetBlockNumber(*c))
+	{
+		if (first)
+			abt_count(pass_still_safe);
+		return ABT_SETTLE_ADD;
+	}
+	/* case 5: the child split and our key went to its new right half */
+	if (first)
+		abt_count(pass_child_moved);
+	if (BufferIsValid(*c))
+		UnlockReleaseBuffer(*c);
+	*c = InvalidBuffer;
+	return ABT_SETTLE_DESCEND;
+}
+
+/* At the leaf: find the entry and mark it valid, logging the path. */
+static void
+abt_pass_finish(AbtPass *pass, Buffer leaf)
+{
+	Buffer		path[ABT_MAX_HEIGHT];
+	OffsetNumber off;
+	int			k;
+
+	off = abt_find_leaf_entry(pass->rel, pass->key, BufferGetPage(leaf));
+	if (off == InvalidOffsetNumber)
+		elog(ERROR, "abtree: new entry not found in index \"%s\"",
+			 RelationGetRelationName(pass->rel));
+	for (k = 0; k < pass->n; k++)
+		path[k] = pass->lv[pass->n - 1 - k].buf;
+	abt_mark_valid(pass->rel, leaf, off, path, pass->n, false);
+	UnlockReleaseBuffer(leaf);
+	abt_pass_drop_levels(pass);
+}
+
+/*
+ * Add w above the entry with key (already in its leaf, not valid), then
+ * mark it valid.
+ */
+void
+abt_weight_pass(Relation rel, AbtKey *key, uint64 w)
+{
+	AbtPass		pass;
+	Buffer		p;
+
+	pass.rel = rel;
+	pass.key = key;
+	pass.w = w;
+	pass.n = 0;
+	pass.logged = RelationNeedsWAL(rel);
+
+	/*
+	 * Share locks need true 64-bit atomics on the page, and WAL: an index
+	 * that skips WAL (unlogged, or created in this transaction under
+	 * wal_level = minimal) marks its buffers dirty the ordinary way, which
+	 * takes an exclusive lock.
+	 */
+	pass.mode = BUFFER_LOCK_EXCLUSIVE;
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+	if (abt_weight_protocol == ABT_PROTOCOL_SAFE_PAGE && pass.logged)
+		pass.mode = BUFFER_LOCK_SHARE;
+#endif
+
+restart:
+	p = abt_pass_lock_root(&pass);
+	for (;;)
+	{
+		Page		page = BufferGetPage(p);
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		OffsetNumber off;
+		uint16		sid;
+		uint16		clevel;
+		Buffer		c;
+
+		if (AbtPageIsLeaf(opaque))
+		{
+			abt_pass_finish(&pass, p);
+			return;
+		}
+		off = abt_binsrch_internal(rel, key, page);
+		sid = opaque->sid;
+		clevel = opaque->level - 1;
+		c = ReadBuffer(rel, AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
+																		 PageGetItemId(page, off))));
+		LockBuffer(p, BUFFER_LOCK_UNLOCK);
+		abt_debug_pause(clevel);
+		LockBuffer(c, abt_pass_mode(&pass, clevel));
+		abt_check_page(rel, c);
+		LockBuffer(p, pass.mode);
+
+		if (AbtPageGetOpaque(BufferGetPage(p))->sid == sid)
+			abt_count(pass_fast);	/* Figure 6 case 1 */
+		else
+		{
+			switch (abt_pass_settle(&pass, &p, &c, &off))
+			{
+				case ABT_SETTLE_ADD:
+					break;
+				case ABT_SETTLE_DESCEND:
+					continue;
+				case ABT_SETTLE_RESTART:
+					abt_pass_drop_levels(&pass);
+					CHECK_FOR_INTERRUPTS();
+					goto restart;
+			}
+		}
+		abt_pass_add(&pass, p, off);
+		LockBuffer(p, BUFFER_LOCK_UNLOCK);
+		p = c;
+	}
+}
+
+/*
+ * Mark the entry at off of the exclusively locked leaf valid, and log it
+ * with the pages above on which its weight was added, leaf side first
+ * (redo recomputes their downlinks).  path_locked: the caller holds those
+ * pages exclusively and changed them (path_exclusive); otherwise they are
+ * only pinned.
+ */
+void
+abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int npath,
+			   bool path_locked)
+{
+	Page		page = BufferGetPage(leaf);
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	TransactionId xid = GetTopTransactionId();
+	bool		weighted = abt_index_info(rel)->weighted;
+
+	START_CRIT_SECTION();
+	abt_set_leaf_xmin(itup, xid);
+	AbtPageGetOpaque(page)->sid++;
+	abt_leaf_update_invalid_flag(page);
+	MarkBufferDirty(leaf);
+	if (RelationNeedsWAL(rel))
+		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_locked, weighted);
+	END_CRIT_SECTION();
+}
