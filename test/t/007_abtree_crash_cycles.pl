@@ -1,0 +1,161 @@
+# Crash cycles under concurrent weight maintenance: inserting sessions (the
+# three abtree.weight_protocol values at once), samplers, deletes with
+# VACUUM and at-least verification run against small-fanout indexes; the
+# primary is stopped immediately at a random moment, restarted, and checked:
+#   - right after recovery, every downlink is at least its subtree (W1);
+#   - after one VACUUM, the weights are exact (W2), every visible row is in
+#     every index (heapallindexed), and the weighted index sums the weights
+#     of the live rows.
+# Once without and once with data checksums; the first primary has a
+# streaming standby with wal_consistency_checking = abtree, verified at the
+# end.  ABTREE_CRASH_CYCLES sets the number of cycles per primary (default
+# 3, for CI); for a long run: ABTREE_CRASH_CYCLES=100 prove ...
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $cycles = $ENV{ABTREE_CRASH_CYCLES} // 3;
+srand($ENV{ABTREE_CRASH_SEED} // 4242);
+
+my %scripts = (
+	'ins_safe.sql@4' => q{
+SET abtree.weight_protocol = safe_page;
+INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
+  FROM generate_series(1, 10);
+},
+	'ins_page.sql@2' => q{
+SET abtree.weight_protocol = page_exclusive;
+INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
+  FROM generate_series(1, 10);
+},
+	'ins_path.sql@1' => q{
+SET abtree.weight_protocol = path_exclusive;
+INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
+  FROM generate_series(1, 10);
+},
+	'sample.sql@2' => q{
+SELECT count(*) FROM abtree_sample_tids('t_kw', 50);
+SELECT abtree_verify('t_pad', exact => false);
+},
+	'delete.sql@1' => q{
+DELETE FROM t WHERE id % 40 = (random() * 39)::int AND id < (SELECT max(id) - 300 FROM t);
+VACUUM (INDEX_CLEANUP ON) t;
+},
+);
+
+sub write_scripts
+{
+	my ($node) = @_;
+	my @args;
+	for my $name (sort keys %scripts)
+	{
+		my ($file, $weight) = split /@/, $name;
+		my $path = $node->basedir . "/$file";
+		PostgreSQL::Test::Utils::append_to_file($path, $scripts{$name})
+		  unless -e $path;
+		push @args, '-f', "$path\@$weight";
+	}
+	return @args;
+}
+
+# W1 right after recovery, then W2 and completeness after one VACUUM.
+sub check_after_restart
+{
+	my ($node, $label) = @_;
+	for my $idx (qw(t_pad t_kw))
+	{
+		my ($ret, $out, $err) = $node->psql('postgres',
+			"SELECT abtree_verify('$idx', exact => false)");
+		is($ret, 0, "$label: $idx at least its subtrees after recovery") or diag($err);
+	}
+	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
+	for my $idx (qw(t_pad t_kw))
+	{
+		my ($ret, $out, $err) = $node->psql('postgres',
+			"SELECT abtree_verify('$idx', heapallindexed => true)");
+		is($ret, 0, "$label: $idx exact and complete after VACUUM") or diag($err);
+	}
+	is($node->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_kw')"),
+	   $node->safe_psql('postgres', 'SELECT coalesce(sum(w), 0) FROM t'),
+	   "$label: weighted index sums the live rows' weights");
+}
+
+sub run_cycles
+{
+	my ($node, $name) = @_;
+	my @args = write_scripts($node);
+	for my $cycle (1 .. $cycles)
+	{
+		my ($out, $err) = ('', '');
+		my $h = IPC::Run::start(
+			[ 'pgbench', '-n', '-c', '5', '-j', '2', '-T', '60', @args,
+			  '-h', $node->host, '-p', $node->port, 'postgres' ],
+			'>', \$out, '2>', \$err);
+		usleep(int((1 + rand(3)) * 1_000_000));
+		$node->stop('immediate');
+		$h->finish;
+		$node->start;
+		check_after_restart($node, "$name cycle $cycle");
+	}
+	my ($height, $rows) = split /\|/, $node->safe_psql('postgres',
+		"SELECT height, (SELECT count(*) FROM t) FROM abtree_stats('t_pad')");
+	note("$name: t_pad height $height, $rows rows after $cycles cycles");
+	ok($height >= 3, "$name: the small-fanout index has at least three levels");
+}
+
+sub new_primary
+{
+	my ($name, @extra) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 1, extra => [@extra]);
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'abtree'
+autovacuum = off
+max_connections = 30
+});
+	$node->start;
+	$node->safe_psql('postgres', q{
+CREATE EXTENSION abtree;
+CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
+CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 10);
+CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
+  FROM generate_series(1, 3000);
+});
+	return $node;
+}
+
+# without checksums, with a standby checking every abtree record
+my $primary = new_primary('abt_cc_primary');
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('abt_cc_standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->append_conf('postgresql.conf', q{
+wal_consistency_checking = 'abtree'
+});
+$standby->start;
+run_cycles($primary, 'no checksums');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+for my $idx (qw(t_pad t_kw))
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT abtree_verify('$idx', heapallindexed => true)");
+	is($ret, 0, "standby: $idx exact and complete") or diag($err);
+}
+is($standby->safe_psql('postgres', "SELECT count(*) FROM abtree_sample_tids('t_kw', 100)"),
+   '100', 'standby: sampling works');
+my $log = slurp_file($standby->logfile);
+unlike($log, qr/inconsistent page found|PANIC/, 'standby: wal_consistency_checking found nothing');
+$standby->stop;
+$primary->stop;
+
+# with data checksums
+my $ck = new_primary('abt_cc_checksums', '--data-checksums');
+is($ck->safe_psql('postgres', 'SHOW data_checksums'), 'on', 'checksums are on');
+run_cycles($ck, 'checksums');
+$ck->stop;
+
+done_testing();
