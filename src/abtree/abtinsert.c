@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * abtinsert.c
- *	  Inserting into an abtree: exclusive crabbing, weights added on the way
- *	  down, splits made top-down over the held path.
+ *	  Inserting into an abtree, phase 1: the new entry goes into its leaf,
+ *	  not valid yet, with splits made bottom-up; then phase 2 (abtpass.c,
+ *	  or the path_exclusive baseline here) adds its weight above it.
  *
- * See "Locking protocol" in src/abtree/README for why this keeps every
- * downlink weight >= the weight below it at every moment, and exact at rest.
+ * See "Locking protocol" in src/abtree/README for the lock order and for
+ * why every downlink weight stays >= the weight below it at every moment,
+ * and exact at rest.
  *
  *-------------------------------------------------------------------------
  */

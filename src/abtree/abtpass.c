@@ -372,6 +372,7 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
 
+	abt_xlog_reserve_path(rel, npath);
 	START_CRIT_SECTION();
 	abt_set_leaf_xmin(itup, xid);
 	AbtPageGetOpaque(page)->sid++;

@@ -310,6 +310,7 @@ extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed
 #define ABT_PAGES_FIRSTROOT		3
 
 extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
+extern void abt_xlog_reserve_path(Relation rel, int npath);
 extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
 extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,

@@ -113,6 +113,7 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 
 	if (ndeletable > 0)
 	{
+		abt_xlog_reserve_path(rel, npath);
 		START_CRIT_SECTION();
 		PageIndexMultiDelete(page, deletable, ndeletable);
 		AbtPageGetOpaque(page)->sid++;

@@ -23,6 +23,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -327,7 +328,13 @@ abtree_verify(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("abtree_verify: heapallindexed needs exact => true"),
 				 errhint("The heap check must not race with inserts; exact mode keeps them out.")));
-	lockmode = vs.exact ? ShareLock : AccessShareLock;
+	/*
+	 * A standby cannot take ShareLock, and has no writers but the startup
+	 * process: exact mode there is right when replay is idle (a caught-up
+	 * standby whose primary is quiet); during replay it may see a record
+	 * half applied across pages.
+	 */
+	lockmode = vs.exact && !RecoveryInProgress() ? ShareLock : AccessShareLock;
 	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
 	vs.info = abt_index_info(vs.rel);
 

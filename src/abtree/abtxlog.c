@@ -16,6 +16,7 @@
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
+#include "utils/rel.h"
 
 typedef struct xl_abt_insert_leaf
 {
@@ -67,6 +68,17 @@ abt_pages_reason(uint8 reason)
 }
 
 /* ---- writing; callers are in a critical section, buffers locked ---- */
+
+/*
+ * Records with a path register one block per level; more than the default
+ * four needs room made before the critical section.
+ */
+void
+abt_xlog_reserve_path(Relation rel, int npath)
+{
+	if (RelationNeedsWAL(rel) && npath + 1 > XLR_NORMAL_MAX_BLOCK_ID)
+		XLogEnsureRecordSpace(npath + 1, 0);
+}
 
 void
 abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup)
@@ -127,7 +139,6 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 
 	xlrec.ndeleted = noffs;
 	xlrec.weighted = weighted;
-	XLogEnsureRecordSpace(npath + 1, 0);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
@@ -167,7 +178,6 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	xlrec.xid = xid;
 	xlrec.off = off;
 	xlrec.weighted = weighted;
-	XLogEnsureRecordSpace(npath + 1, 0);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
