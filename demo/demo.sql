@@ -104,6 +104,9 @@ VACUUM (INDEX_CLEANUP ON) orders;
 SELECT abtree_verify('orders_placed_abtree', heapallindexed => true) AS verified,
 	   (SELECT total_weight FROM abtree_stats('orders_placed_abtree')) AS index_total_weight,
 	   (SELECT sum(quantity) FROM orders) AS table_total_quantity;
+-- each insert added its weight above it in a second pass under share locks
+-- (abtree.weight_protocol = safe_page); what the passes met since start:
+SELECT item, value FROM abtree_status() WHERE component = 'weights';
 
 \echo
 \echo '== 8. abtree writes WAL records of its own (resource manager "abtree")'

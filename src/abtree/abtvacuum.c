@@ -117,6 +117,7 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		START_CRIT_SECTION();
 		PageIndexMultiDelete(page, deletable, ndeletable);
 		AbtPageGetOpaque(page)->sid++;
+		abt_leaf_update_invalid_flag(page);
 		MarkBufferDirty(leafbuf);
 		for (k = 0; k < npath; k++)
 		{

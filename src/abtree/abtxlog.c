@@ -341,6 +341,7 @@ abt_redo_vacuum(XLogReaderState *record)
 
 		PageIndexMultiDelete(page, offs, len / sizeof(OffsetNumber));
 		AbtPageGetOpaque(page)->sid++;
+		abt_leaf_update_invalid_flag(page);
 		abt_redo_finish(record, bufs[0]);
 	}
 	abt_redo_recompute_path(record, bufs, xlrec->weighted);
