@@ -297,6 +297,10 @@ extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 
+/* abtrange.c */
+extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
+							   Datum hi, bool hi_null, bool hi_incl);
+
 /* abtxlog.c */
 #define XLOG_ABT_INSERT_LEAF	0x10
 #define XLOG_ABT_SET_WEIGHT		0x20

@@ -58,3 +58,16 @@ AS 'MODULE_PATHNAME', 'abtree_sample_tids_range'
 LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION abtree_sample_tids_range(regclass, integer, float8, anyelement, anyelement) IS
 'n weighted random draws with replacement among the entries whose first key is in [lo, hi]';
+
+-- The total weight (for an unweighted index: the number) of the valid
+-- entries whose first key column is in the range from lo to hi, NULL
+-- meaning open on that side, from two root-to-leaf descents (no scan).
+-- Counts index entries, not visible rows (README, "Range aggregates").
+CREATE FUNCTION abtree_range_weight(index regclass, lo anyelement, hi anyelement,
+									lo_inclusive boolean DEFAULT true,
+									hi_inclusive boolean DEFAULT true)
+RETURNS numeric
+AS 'MODULE_PATHNAME', 'abtree_range_weight'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION abtree_range_weight(regclass, anyelement, anyelement, boolean, boolean) IS
+'total weight (unweighted index: number) of the index entries whose first key is in the range, in O(log n)';

@@ -1,0 +1,77 @@
+--
+-- abtree_range_weight: range counts and sums from downlink weights, equal to
+-- what a scan counts once VACUUM has run, for thousands of random ranges;
+-- open and exclusive bounds, DESC and NULLS FIRST columns, NULL keys,
+-- cross-type bounds, text keys, and bad input.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+SELECT setseed(0.42);
+
+CREATE TABLE rg (k int, w int NOT NULL, t text);
+INSERT INTO rg SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE (random() * 5000)::int END,
+					  1 + (random() * 20)::int, md5(i::text)
+  FROM generate_series(1, 20000) i;
+CREATE INDEX rg_k ON rg USING abtree (k);
+CREATE INDEX rg_kw ON rg USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX rg_kd ON rg USING abtree (k DESC NULLS LAST);
+CREATE INDEX rg_knf ON rg USING abtree (k NULLS FIRST);
+CREATE INDEX rg_t ON rg USING abtree (t);
+-- changes after the build: inserts (splits) and deletes with VACUUM
+INSERT INTO rg SELECT (random() * 5000)::int, 1 + (random() * 20)::int, md5(random()::text)
+  FROM generate_series(1, 10000);
+DELETE FROM rg WHERE k % 11 = 3;
+VACUUM (INDEX_CLEANUP ON) rg;
+
+-- 2000 random ranges, some empty (lo > hi), some open, both kinds of bounds
+CREATE TEMP TABLE ranges AS
+SELECT i,
+	   CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5200)::int - 100 END AS lo,
+	   CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5200)::int - 100 END AS hi,
+	   random() < 0.5 AS lo_incl, random() < 0.5 AS hi_incl
+  FROM generate_series(1, 2000) i;
+
+CREATE TEMP TABLE truth AS
+SELECT r.i, count(g.k) AS n, coalesce(sum(g.w), 0) AS wsum
+  FROM ranges r LEFT JOIN rg g
+	ON (r.lo IS NULL OR g.k > r.lo OR (r.lo_incl AND g.k = r.lo))
+   AND (r.hi IS NULL OR g.k < r.hi OR (r.hi_incl AND g.k = r.hi))
+   AND g.k IS NOT NULL
+ GROUP BY r.i;
+
+SELECT idx, count(*) AS ranges,
+	   count(*) FILTER (WHERE got <> want) AS wrong
+  FROM (SELECT idx, abtree_range_weight(idx::regclass, r.lo, r.hi, r.lo_incl, r.hi_incl) AS got,
+			   CASE WHEN idx = 'rg_kw' THEN t.wsum ELSE t.n END AS want
+		  FROM ranges r JOIN truth t USING (i),
+			   unnest(ARRAY['rg_k', 'rg_kw', 'rg_kd', 'rg_knf']) idx) s
+ GROUP BY idx ORDER BY idx;
+
+-- a few by hand: everything, nothing, one value, exclusive bounds
+SELECT abtree_range_weight('rg_k', NULL::int, NULL) AS all_non_null,
+	   (SELECT count(k) FROM rg) AS count_k,
+	   abtree_range_weight('rg_k', 10, 9) AS reversed,
+	   abtree_range_weight('rg_k', 10, 10) = (SELECT count(*) FROM rg WHERE k = 10) AS one_value,
+	   abtree_range_weight('rg_k', 10, 10, false, true) AS open_low_one_value,
+	   abtree_range_weight('rg_kw', NULL::int, NULL) = (SELECT sum(w) FROM rg WHERE k IS NOT NULL) AS weighted_all;
+-- cross-type bounds, text keys
+SELECT abtree_range_weight('rg_k', 100::bigint, 200::bigint) = (SELECT count(*) FROM rg WHERE k BETWEEN 100 AND 200) AS int8_bounds,
+	   abtree_range_weight('rg_t', 'a'::text, 'b'::text) = (SELECT count(*) FROM rg WHERE t BETWEEN 'a' AND 'b') AS text_bounds;
+-- an empty index
+CREATE TABLE rg_empty (k int);
+CREATE INDEX rg_empty_k ON rg_empty USING abtree (k);
+SELECT abtree_range_weight('rg_empty_k', 1, 10) AS empty;
+
+-- bad input
+SELECT abtree_range_weight(NULL, 1, 2);
+SELECT abtree_range_weight('rg_k', 1, 2, NULL, true);
+SELECT abtree_range_weight('rg_k', NULL, NULL);
+SELECT abtree_range_weight('rg_k', 'x'::text, 'y'::text);
+SELECT abtree_range_weight('rg_k', 1.5, 2.5);
+SELECT abtree_range_weight('rg', 1, 2);
+CREATE INDEX rg_bt ON rg (k);
+SELECT abtree_range_weight('rg_bt', 1, 2);
+SELECT abtree_range_weight(0, 1, 2);
+
+DROP TABLE rg, rg_empty;
