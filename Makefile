@@ -27,6 +27,7 @@ OBJS = \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
 	src/abtree/abtpass.o \
+	src/abtree/abtplanner.o \
 	src/abtree/abtrange.o \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
@@ -41,7 +42,7 @@ OBJS = \
 	src/swr/swr_tsm.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range chll chll_io chll_workload swr swr_stats
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_planner chll chll_io chll_workload swr swr_stats
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out

@@ -12,6 +12,7 @@
  */
 #include "abtree_ext.h"
 
+#include "abtree/abtree.h"
 #include "swr/swr.h"
 #include "utils/guc.h"
 
@@ -20,6 +21,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_redo",
+	"abtree.range_selectivity",
 	"abtree.swr_index",
 	"abtree.weight_protocol",
 	NULL
@@ -100,6 +102,15 @@ abt_define_gucs(void)
 							 &abt_weight_protocol,
 							 ABT_PROTOCOL_SAFE_PAGE,
 							 abt_weight_protocol_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.range_selectivity",
+							 "Gives the planner current statistics of columns that lead an abtree index.",
+							 "The histogram, the fraction of NULLs and the frequencies of the most common values are recounted from the index's weights at planning time; other statistics stay ANALYZE's. Only for columns ANALYZE has seen and unweighted, non-partial abtree indexes.",
+							 &abt_range_selectivity,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

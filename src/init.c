@@ -17,6 +17,8 @@
  */
 #include "abtree_ext.h"
 
+#include "abtree/abtree.h"
+
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -44,6 +46,7 @@ _PG_init(void)
 	abt_define_gucs();
 	abt_register_rmgr();
 	abt_shmem_install_hooks();
+	abt_install_planner_hooks();
 
 	abt_preloaded = true;
 }

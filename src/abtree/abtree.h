@@ -297,6 +297,10 @@ extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 
+/* abtplanner.c */
+extern bool abt_range_selectivity;
+extern void abt_install_planner_hooks(void);
+
 /* abtrange.c */
 extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 							   Datum hi, bool hi_null, bool hi_incl);
