@@ -51,7 +51,8 @@ INSERT INTO queries VALUES
 	('SELECT * FROM pl WHERE v = 3');
 
 SET abtree.range_selectivity = off;
-SELECT q, est_ratio(q) AS analyze_only FROM queries;
+-- (ANALYZE's sample differs between PostgreSQL versions: only whether it is near)
+SELECT q, est_ratio(q) BETWEEN 0.8 AND 1.25 AS analyze_only_within_25pct FROM queries;
 SET abtree.range_selectivity = on;
 SELECT q, est_ratio(q) AS from_index FROM queries;
 -- a column no abtree index leads keeps ANALYZE's statistics
