@@ -90,7 +90,7 @@ abt_prefix_weight(Relation rel, AbtKey *key)
  * A position on the first key column: before (nextkey = false) or after
  * (true) every entry equal to value; a NULL value stands for the NULLs.
  */
-static void
+void
 abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type, bool nextkey)
 {
 	Oid			proc;

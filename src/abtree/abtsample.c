@@ -355,30 +355,6 @@ abtree_sample_tids(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * A one-column range key on the index's first column, compared with the
- * operator family's support function 1 for the bound's type.
- */
-static void
-abt_range_bound(Relation rel, AbtKey *key, Datum value, Oid type, bool nextkey)
-{
-	Oid			proc = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
-										 type, 1);
-
-	if (!OidIsValid(proc))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot compare the first column of index \"%s\" (type %s) with %s",
-						RelationGetRelationName(rel), format_type_be(rel->rd_opcintype[0]),
-						format_type_be(type)),
-				 errhint("Cast the bounds to the column's type.")));
-	abt_key_init(rel, key);
-	key->natts = 1;
-	key->nextkey = nextkey;
-	key->attrs[0].value = value;
-	fmgr_info(proc, &key->attrs[0].cmp);
-}
-
 PG_FUNCTION_INFO_V1(abtree_sample_tids_range);
 
 /*
@@ -399,9 +375,9 @@ abtree_sample_tids_range(PG_FUNCTION_ARGS)
 	range->has_lo = !PG_ARGISNULL(3);
 	range->has_hi = !PG_ARGISNULL(4);
 	if (range->has_lo)
-		abt_range_bound(rel, &range->lo, PG_GETARG_DATUM(3), type, false);
+		abt_position_key(rel, &range->lo, PG_GETARG_DATUM(3), false, type, false);
 	if (range->has_hi)
-		abt_range_bound(rel, &range->hi, PG_GETARG_DATUM(4), type, true);
+		abt_position_key(rel, &range->hi, PG_GETARG_DATUM(4), false, type, true);
 
 	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
 	abt_sample_into(fcinfo, rel, n, &prng, range);
