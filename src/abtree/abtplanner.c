@@ -28,6 +28,7 @@
 #include "access/nbtree.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_statistic.h"
@@ -39,15 +40,35 @@
 #include "utils/array.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 
 bool		abt_range_selectivity = false;
 
 static get_relation_stats_hook_type prev_get_relation_stats_hook = NULL;
+
+/*
+ * One planning asks for a column's statistics several times (each clause,
+ * each index's cost estimate): recounts are kept for the rest of the
+ * statement, a few columns at a time.
+ */
+#define ABT_STATS_CACHE_SIZE 8
+
+typedef struct AbtStatsCacheEntry
+{
+	Oid			relid;
+	AttrNumber	attnum;
+	TimestampTz stmt_start;		/* of the statement that recounted */
+	HeapTuple	tuple;			/* in TopMemoryContext; NULL: nothing to say */
+} AbtStatsCacheEntry;
+
+static AbtStatsCacheEntry abt_stats_cache[ABT_STATS_CACHE_SIZE];
+static int	abt_stats_cache_next = 0;
 
 /*
  * The first key column of the valid entry at weight rank r (from 0) in
@@ -298,37 +319,80 @@ abt_stats_acl_ok(Oid relid, AttrNumber attnum)
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }
 
+/* The recounted statistics of a column, or NULL; palloc'd in the caller's context. */
+static HeapTuple
+abt_recount(Oid relid, AttrNumber attnum)
+{
+	HeapTuple	old = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+									  Int16GetDatum(attnum), BoolGetDatum(false));
+	HeapTuple	current = NULL;
+	Relation	index;
+
+	if (!HeapTupleIsValid(old))
+		return NULL;
+	index = abt_stats_index(relid, attnum);
+	if (index)
+	{
+		Relation	heap = relation_open(relid, AccessShareLock);
+
+		current = abt_current_stats(old, index,
+									TupleDescAttr(RelationGetDescr(heap), attnum - 1));
+		relation_close(heap, AccessShareLock);
+		index_close(index, AccessShareLock);
+	}
+	ReleaseSysCache(old);
+	return current;
+}
+
+/* abt_recount, once per statement and column. */
+static HeapTuple
+abt_recount_cached(Oid relid, AttrNumber attnum)
+{
+	TimestampTz now = GetCurrentStatementStartTimestamp();
+	AbtStatsCacheEntry *e;
+	HeapTuple	tuple;
+	MemoryContext old;
+	int			i;
+
+	for (i = 0; i < ABT_STATS_CACHE_SIZE; i++)
+	{
+		e = &abt_stats_cache[i];
+		if (e->relid == relid && e->attnum == attnum && e->stmt_start == now)
+			return e->tuple ? heap_copytuple(e->tuple) : NULL;
+	}
+	e = &abt_stats_cache[abt_stats_cache_next];
+	abt_stats_cache_next = (abt_stats_cache_next + 1) % ABT_STATS_CACHE_SIZE;
+	if (e->tuple)
+		heap_freetuple(e->tuple);
+	e->relid = InvalidOid;
+	e->tuple = NULL;
+	tuple = abt_recount(relid, attnum);
+	if (tuple)
+	{
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		e->tuple = heap_copytuple(tuple);
+		MemoryContextSwitchTo(old);
+	}
+	e->relid = relid;
+	e->attnum = attnum;
+	e->stmt_start = now;
+	return tuple;
+}
+
 static bool
 abt_relation_stats(PlannerInfo *root, RangeTblEntry *rte, AttrNumber attnum,
 				   VariableStatData *vardata)
 {
 	if (abt_range_selectivity && rte->rtekind == RTE_RELATION && !rte->inh && attnum > 0)
 	{
-		HeapTuple	old = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
-										  Int16GetDatum(attnum), BoolGetDatum(false));
+		HeapTuple	current = abt_recount_cached(rte->relid, attnum);
 
-		if (HeapTupleIsValid(old))
+		if (current)
 		{
-			Relation	index = abt_stats_index(rte->relid, attnum);
-			HeapTuple	current = NULL;
-
-			if (index)
-			{
-				Relation	heap = relation_open(rte->relid, AccessShareLock);
-
-				current = abt_current_stats(old, index,
-											TupleDescAttr(RelationGetDescr(heap), attnum - 1));
-				relation_close(heap, AccessShareLock);
-				index_close(index, AccessShareLock);
-			}
-			ReleaseSysCache(old);
-			if (current)
-			{
-				vardata->statsTuple = current;
-				vardata->freefunc = heap_freetuple;
-				vardata->acl_ok = abt_stats_acl_ok(rte->relid, attnum);
-				return true;
-			}
+			vardata->statsTuple = current;
+			vardata->freefunc = heap_freetuple;
+			vardata->acl_ok = abt_stats_acl_ok(rte->relid, attnum);
+			return true;
 		}
 	}
 	if (prev_get_relation_stats_hook)
