@@ -39,6 +39,7 @@ class Context:
         self.db = "bench"
         self.rows = []
         self.notes = []             # free text for the report
+        self.findings = []          # result lines (e.g. targets met or missed), under Results
         self.restarts = []          # settings changed by restart(), in order
         self.features = {}
         self.feature_details = {}

@@ -104,7 +104,7 @@ def ratios(exp, rows):
 
 def headline(exp, ctx):
     """One line per variant of ours: its ratio to the baseline at every point, or why it was
-    not measured."""
+    not measured; then the experiment's own findings (ctx.findings)."""
     rat = ratios(exp, ctx.rows)
     lines = []
     for v in exp.variants:
@@ -120,7 +120,7 @@ def headline(exp, ctx):
                          + "; ".join(pts) + ".")
     if exp.variants and all(v.name in ctx.skipped for v in exp.variants if v.ours):
         lines.append("No variant of ours could run: this run is baseline-only.")
-    return lines
+    return lines + list(getattr(ctx, "findings", []))
 
 
 def _table(exp, ctx):
@@ -163,7 +163,7 @@ def plot(exp, ctx, path):
                              squeeze=False, sharey=True)
     for ax, panel in zip(axes[0], panels):
         xs_all = []
-        for v in exp.variants:
+        for i, v in enumerate(exp.variants):    # a variant keeps its colour in every panel
             rows = [r for r in ctx.rows if r.variant == v.name
                     and (panel is None or r.point.get(exp.panel) == panel)]
             if not rows:
@@ -174,6 +174,7 @@ def plot(exp, ctx, path):
             err = [[r.stats.median - r.stats.min for r in rows],
                    [r.stats.max - r.stats.median for r in rows]]
             ax.errorbar(xs, med, yerr=err, marker="o" if v.ours else "s", capsize=3,
+                        color=f"C{i % 10}",
                         linestyle="-" if v.ours else "--",
                         label=f"{v.name} ({'ours' if v.ours else 'baseline'})")
         if exp.logx:
