@@ -63,6 +63,13 @@ CREATE TABLE rg_empty (k int);
 CREATE INDEX rg_empty_k ON rg_empty USING abtree (k);
 SELECT abtree_range_weight('rg_empty_k', 1, 10) AS empty;
 
+-- extreme and reversed bounds: counts, never errors
+SELECT abtree_range_weight('rg_k', -2147483648, 2147483647) = (SELECT count(k) FROM rg) AS int4_extremes,
+	   abtree_range_weight('rg_k', '-9223372036854775808'::bigint, 9223372036854775807::bigint) = (SELECT count(k) FROM rg) AS int8_extremes,
+	   abtree_range_weight('rg_k', 0, 0) = (SELECT count(*) FROM rg WHERE k = 0) AS zero,
+	   abtree_range_weight('rg_k', -5, -1) AS negative,
+	   abtree_range_weight('rg_k', 2147483647, -2147483648) AS reversed_extremes;
+
 -- bad input
 SELECT abtree_range_weight(NULL, 1, 2);
 SELECT abtree_range_weight('rg_k', 1, 2, NULL, true);

@@ -32,3 +32,30 @@ RESET client_min_messages;
 SELECT (SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'abtree.%') =
        (SELECT array_agg(item ORDER BY item) FROM abtree_status() WHERE component = 'guc')
        AS status_lists_every_parameter;
+
+-- abtree.weight_protocol: the three names, nothing else
+SET abtree.weight_protocol = page_exclusive;
+SHOW abtree.weight_protocol;
+SET abtree.weight_protocol = 'fastest';
+SET abtree.weight_protocol = '';
+SET abtree.weight_protocol = 1;
+RESET abtree.weight_protocol;
+-- abtree.range_selectivity is a boolean
+SET abtree.range_selectivity = 'maybe';
+SET abtree.range_selectivity = -1;
+-- the debug pause: a key >= 0 (0 = off), a level from -1
+SET abtree.debug_pass_pause = -1;
+SET abtree.debug_pass_pause = 100000000000000000000;
+SET abtree.debug_pass_pause = 'x';
+SET abtree.debug_pass_pause_level = -2;
+SET abtree.debug_pass_pause_level = 65;
+SET abtree.debug_pass_pause_level = 0;
+RESET abtree.debug_pass_pause_level;
+-- superuser only
+CREATE ROLE abtree_guc_user;
+SET ROLE abtree_guc_user;
+SET abtree.debug_pass_pause = 1;
+SET abtree.weight_protocol = path_exclusive;
+RESET abtree.weight_protocol;
+RESET ROLE;
+DROP ROLE abtree_guc_user;
