@@ -545,16 +545,8 @@ abt_path_exclusive_pass(AbtInsertState *ist, uint64 w)
 		if (off == InvalidOffsetNumber)
 			elog(ERROR, "abtree: new entry not found in index \"%s\"",
 				 RelationGetRelationName(rel));
-		for (k = n - 1; k >= 0; k--)
-		{
-			Page		page = BufferGetPage(path[k]);
-			IndexTuple	dl = (IndexTuple) PageGetItem(page, PageGetItemId(page, offs[k]));
-
-			AbtPivotGetAux(dl)->weight += w;
-			MarkBufferDirty(path[k]);
-		}
-		/* leaf side first, as the record wants them */
-		abt_mark_valid(rel, leaf, off, path, n, true);
+		/* adds and validity in one critical section with their record */
+		abt_mark_valid(rel, leaf, off, path, n, offs, w);
 		for (k = 0; k < n; k++)
 			UnlockReleaseBuffer(path[k]);
 		UnlockReleaseBuffer(leaf);

@@ -274,7 +274,7 @@ abt_pass_finish(AbtPass *pass, Buffer leaf)
 			 RelationGetRelationName(pass->rel));
 	for (k = 0; k < pass->n; k++)
 		path[k] = pass->lv[pass->n - 1 - k].buf;
-	abt_mark_valid(pass->rel, leaf, off, path, pass->n, false);
+	abt_mark_valid(pass->rel, leaf, off, path, pass->n, NULL, 0);
 	UnlockReleaseBuffer(leaf);
 	abt_pass_drop_levels(pass);
 }
@@ -359,26 +359,35 @@ restart:
 /*
  * Mark the entry at off of the exclusively locked leaf valid, and log it
  * with the pages above on which its weight was added, leaf side first
- * (redo recomputes their downlinks).  path_locked: the caller holds those
- * pages exclusively and changed them (path_exclusive); otherwise they are
- * only pinned.
+ * (redo recomputes their downlinks).  With path_offs (path_exclusive), the
+ * caller holds those pages exclusively and w is added here, at
+ * path_offs[k] on path[k], in the same critical section as the record;
+ * otherwise the pass has added already and the pages are only pinned.
  */
 void
 abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int npath,
-			   bool path_locked)
+			   OffsetNumber *path_offs, uint64 w)
 {
 	Page		page = BufferGetPage(leaf);
 	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
+	int			k;
 
 	abt_xlog_reserve_path(rel, npath);
 	START_CRIT_SECTION();
+	for (k = 0; path_offs && k < npath; k++)
+	{
+		Page		ppage = BufferGetPage(path[k]);
+
+		AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, path_offs[k])))->weight += w;
+		MarkBufferDirty(path[k]);
+	}
 	abt_set_leaf_xmin(itup, xid);
 	AbtPageGetOpaque(page)->sid++;
 	abt_leaf_update_invalid_flag(page);
 	MarkBufferDirty(leaf);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_locked, weighted);
+		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_offs != NULL, weighted);
 	END_CRIT_SECTION();
 }

@@ -248,7 +248,7 @@ extern int	abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buf
 /* abtpass.c: the second phase of an insert */
 extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w);
 extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path,
-						   int npath, bool path_exclusive);
+						   int npath, OffsetNumber *path_offs, uint64 w);
 extern void abt_debug_pause(int child_level);
 
 /* abtsearch (abtscan.c): reader descent */
