@@ -7,6 +7,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 
 my $seconds = $ENV{ABTREE_STRESS_SECONDS} // 15;
 
@@ -67,16 +70,7 @@ my ($height, $rows) = split /\|/, $node->safe_psql('postgres', "SELECT height, (
 note("t_pad: height $height, $rows rows");
 ok($height >= 3,
 	'the small-fanout index grew to at least three levels');
-$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
-for my $idx (qw(t_pad t_kw))
-{
-	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		"SELECT abtree_verify('$idx', heapallindexed => true)");
-	is($ret, 0, "$idx verifies exactly at rest") or diag($stderr);
-}
-is($node->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_kw')"),
-   $node->safe_psql('postgres', 'SELECT sum(w) FROM t'),
-   'the weighted index sums the weights of the live rows');
+verify_at_rest($node, 'at rest', qw(t_pad t_kw));
 
 $node->stop;
 done_testing();

@@ -15,6 +15,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 use Time::HiRes qw(usleep);
 
 my $cycles = $ENV{ABTREE_CRASH_CYCLES} // 3;
@@ -71,16 +74,7 @@ sub check_after_restart
 			"SELECT abtree_verify('$idx', exact => false)");
 		is($ret, 0, "$label: $idx at least its subtrees after recovery") or diag($err);
 	}
-	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
-	for my $idx (qw(t_pad t_kw))
-	{
-		my ($ret, $out, $err) = $node->psql('postgres',
-			"SELECT abtree_verify('$idx', heapallindexed => true)");
-		is($ret, 0, "$label: $idx exact and complete after VACUUM") or diag($err);
-	}
-	is($node->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_kw')"),
-	   $node->safe_psql('postgres', 'SELECT coalesce(sum(w), 0) FROM t'),
-	   "$label: weighted index sums the live rows' weights");
+	verify_at_rest($node, $label, qw(t_pad t_kw));
 }
 
 sub run_cycles
