@@ -35,6 +35,10 @@ OBJS = \
 	src/abtree/abtvacuum.o \
 	src/abtree/abtverify.o \
 	src/abtree/abtxlog.o \
+	src/mvstore/mvs_chain.o \
+	src/mvstore/mvs_gc.o \
+	src/mvstore/mvs_shmem.o \
+	src/mvstore/mvs_sql.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
 	src/hll/chll_sketch.o \
@@ -46,7 +50,7 @@ REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_rep
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass
+ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass mvstore_snapshot
 ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster

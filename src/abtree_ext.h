@@ -90,6 +90,12 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 pass_reset;
 	pg_atomic_uint64 pass_cautious_readd;
 	pg_atomic_uint64 pass_restart;
+
+	/* TABLESAMPLE swr, over all scans: rows returned and draws redrawn */
+	pg_atomic_uint64 swr_scans;
+	pg_atomic_uint64 swr_rows;
+	pg_atomic_uint64 swr_tree_rejects;	/* the descent overshot */
+	pg_atomic_uint64 swr_invisible; /* the row was invisible to the scan */
 } AbtSharedState;
 
 extern AbtSharedState *abt_shared;

@@ -13,6 +13,7 @@
 #include "abtree_ext.h"
 
 #include "abtree/abtree.h"
+#include "mvstore/mvstore.h"
 #include "swr/swr.h"
 #include "utils/guc.h"
 
@@ -21,6 +22,9 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_redo",
+	"abtree.mvstore",
+	"abtree.mvstore_gc_interval",
+	"abtree.mvstore_size",
 	"abtree.range_selectivity",
 	"abtree.swr_index",
 	"abtree.weight_protocol",
@@ -131,6 +135,38 @@ abt_define_gucs(void)
 							-1, -1, 64,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	/*
+	 * USERSET: a session that does not record only makes other sessions'
+	 * samplers reject more, and one that does not subtract only rejects
+	 * more itself; correctness never depends on it (src/mvstore/README).
+	 */
+	DefineCustomBoolVariable("abtree.mvstore",
+							 "Keeps and uses the multi-version weight store of abtree indexes.",
+							 "Inserts record the weight they add to each downlink by transaction, and samplers subtract what their snapshot cannot see, so that long-running samplers rarely draw rows they must reject.",
+							 &mvs_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.mvstore_size",
+							"Shared memory for the abtree weight store.",
+							"0 disables the store and its collector. An eighth holds one entry per downlink with versions, the rest the versions (24 bytes each).",
+							&mvs_size_kb,
+							65536, 0, 64 * 1024 * 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.mvstore_gc_interval",
+							"Time between runs of the abtree weight store's collector.",
+							"Each run drops the versions of transactions that every snapshot sees as finished.",
+							&mvs_gc_interval_ms,
+							1000, 10, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("abtree");

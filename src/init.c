@@ -18,6 +18,7 @@
 #include "abtree_ext.h"
 
 #include "abtree/abtree.h"
+#include "mvstore/mvstore.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -47,6 +48,7 @@ _PG_init(void)
 	abt_register_rmgr();
 	abt_shmem_install_hooks();
 	abt_install_planner_hooks();
+	mvs_register_gc_worker();
 
 	abt_preloaded = true;
 }

@@ -13,6 +13,8 @@
  */
 #include "abtree_ext.h"
 
+#include "mvstore/mvstore.h"
+
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -26,7 +28,7 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 Size
 abt_shmem_size(void)
 {
-	return MAXALIGN(sizeof(AbtSharedState));
+	return add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size());
 }
 
 static void
@@ -35,7 +37,8 @@ abt_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 
-	RequestAddinShmemSpace(abt_shmem_size());
+	RequestAddinShmemSpace(MAXALIGN(sizeof(AbtSharedState)));
+	mvs_shmem_request();
 }
 
 static void
@@ -59,7 +62,12 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->pass_reset, 0);
 		pg_atomic_init_u64(&abt_shared->pass_cautious_readd, 0);
 		pg_atomic_init_u64(&abt_shared->pass_restart, 0);
+		pg_atomic_init_u64(&abt_shared->swr_scans, 0);
+		pg_atomic_init_u64(&abt_shared->swr_rows, 0);
+		pg_atomic_init_u64(&abt_shared->swr_tree_rejects, 0);
+		pg_atomic_init_u64(&abt_shared->swr_invisible, 0);
 	}
+	mvs_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);
 }
 

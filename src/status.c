@@ -74,6 +74,10 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "pass_cautious_readd",
 			   u64_text(&abt_shared->pass_cautious_readd));
 	status_row(rsinfo, "weights", "pass_restart", u64_text(&abt_shared->pass_restart));
+	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));
+	status_row(rsinfo, "swr", "rows", u64_text(&abt_shared->swr_rows));
+	status_row(rsinfo, "swr", "tree_rejects", u64_text(&abt_shared->swr_tree_rejects));
+	status_row(rsinfo, "swr", "invisible", u64_text(&abt_shared->swr_invisible));
 	status_row(rsinfo, "shmem", "bytes", psprintf("%zu", abt_shmem_size()));
 	for (const char *const *name = abt_guc_names; *name; name++)
 		status_row(rsinfo, "guc", *name, GetConfigOption(*name, false, false));

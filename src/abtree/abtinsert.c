@@ -13,6 +13,8 @@
  */
 #include "abtree.h"
 
+#include "mvstore/mvstore.h"
+
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
@@ -276,6 +278,10 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 		abt_xlog_pages(ABT_PAGES_SPLIT, bufs, nbufs);
 	END_CRIT_SECTION();
 
+	/* both downlinks were recomputed: so are their versions (parent held) */
+	mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+	mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+
 	if (BufferIsValid(sbuf))
 		UnlockReleaseBuffer(sbuf);
 	if (goright)
@@ -352,6 +358,9 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	if (RelationNeedsWAL(rel))
 		abt_xlog_pages(ABT_PAGES_NEWROOT, bufs, 4);
 	END_CRIT_SECTION();
+
+	mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+	mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
 
 	UnlockReleaseBuffer(metabuf);
 	if (goright)

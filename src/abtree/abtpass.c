@@ -24,6 +24,7 @@
 #include "abtree.h"
 
 #include "access/xact.h"
+#include "mvstore/mvstore.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -45,6 +46,7 @@ typedef struct AbtPass
 	bool		logged;			/* the index is WAL-logged */
 	int			n;				/* levels added on, root side first */
 	AbtPassLevel lv[ABT_MAX_HEIGHT];
+	MvsWriter	versions;		/* the weight store's record of the adds */
 } AbtPass;
 
 /* What settling a changed page decided. */
@@ -98,10 +100,9 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 	AbtPivotAux *aux = AbtPivotGetAux(dl);
 	AbtPassLevel *lv;
 
-	if (pass->mode == BUFFER_LOCK_SHARE)
-		pg_atomic_fetch_add_u64((pg_atomic_uint64 *) &aux->weight, pass->w);
-	else
-		aux->weight += pass->w;
+	/* the add and its version in the weight store, as one step for readers */
+	mvs_add(&pass->versions, AbtDownlinkGetChild(dl), &aux->weight, pass->w,
+			pass->mode == BUFFER_LOCK_SHARE);
 	if (pass->logged)
 		MarkBufferDirtyHint(buf, true);
 	else
@@ -294,6 +295,7 @@ abt_weight_pass(Relation rel, AbtKey *key, uint64 w)
 	pass.w = w;
 	pass.n = 0;
 	pass.logged = RelationNeedsWAL(rel);
+	mvs_writer_begin(&pass.versions, rel);
 
 	/*
 	 * Share locks need true 64-bit atomics on the page, and WAL: an index
@@ -372,15 +374,20 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
+	MvsWriter	versions;
 	int			k;
 
+	if (path_offs)
+		mvs_writer_begin(&versions, rel);
 	abt_xlog_reserve_path(rel, npath);
 	START_CRIT_SECTION();
-	for (k = 0; path_offs && k < npath; k++)
+	/* root side first, as a pass would: see mvs_add */
+	for (k = npath - 1; path_offs && k >= 0; k--)
 	{
 		Page		ppage = BufferGetPage(path[k]);
+		IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, path_offs[k]));
 
-		AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, path_offs[k])))->weight += w;
+		mvs_add(&versions, AbtDownlinkGetChild(dl), &AbtPivotGetAux(dl)->weight, w, false);
 		MarkBufferDirty(path[k]);
 	}
 	abt_set_leaf_xmin(itup, xid);

@@ -290,8 +290,9 @@ typedef struct AbtSampleRange
 	AbtKey		hi;				/* first key past the range (nextkey) */
 } AbtSampleRange;
 
+struct MvsReader;
 extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
-						   ItemPointer result);
+						   struct MvsReader *rd, ItemPointer result);
 extern uint64 abt_total_weight(Relation rel);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;

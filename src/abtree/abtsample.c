@@ -16,6 +16,8 @@
  */
 #include "abtree.h"
 
+#include "mvstore/mvstore.h"
+
 #include "access/relation.h"
 #include "catalog/pg_am.h"
 #include "common/hashfn.h"
@@ -28,6 +30,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "catalog/index.h"
 #include "commands/defrem.h"
@@ -53,10 +56,15 @@ abt_item_in_range(Relation rel, AbtSampleRange *range, Page page, OffsetNumber o
 	return true;
 }
 
-/* The weight an item counts for in this draw. */
+/*
+ * The weight an item counts for in this draw: as the reader's snapshot
+ * sees it, if there is a reader (src/mvstore/README): a leaf entry its
+ * snapshot cannot see weighs nothing, and a downlink loses the deltas of
+ * such entries below it.
+ */
 static uint64
 abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-				Page page, OffsetNumber off)
+				MvsReader *rd, Page page, OffsetNumber off)
 {
 	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
@@ -66,10 +74,14 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 			return 0;
 		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
 			return 0;
+		if (rd && mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
+			return 0;
 		return abt_leaf_effective_weight(itup, info->weighted);
 	}
 	if (range && !abt_item_in_range(rel, range, page, off))
 		return 0;
+	if (rd)
+		return mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight);
 	return AbtPivotGetAux(itup)->weight;
 }
 
@@ -80,7 +92,7 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
  */
 static OffsetNumber
 abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-				Page page, double *r)
+				MvsReader *rd, Page page, double *r)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber off;
@@ -92,7 +104,7 @@ abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	 * the page, positions would no longer match weights, hence the flag.)
 	 */
 	if (AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
-		!(opaque->flags & ABTP_HAS_INVALID))
+		(rd == NULL || !rd->active) && !(opaque->flags & ABTP_HAS_INVALID))
 	{
 		int			n = maxoff - AbtFirstDataOffset(opaque) + 1;
 
@@ -104,7 +116,7 @@ abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 
 	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off++)
 	{
-		double		w = (double) abt_item_weight(rel, info, range, page, off);
+		double		w = (double) abt_item_weight(rel, info, range, rd, page, off);
 
 		if (*r < w)
 			return off;
@@ -114,19 +126,21 @@ abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 }
 
 static double
-abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range, Page page)
+abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+					  MvsReader *rd, Page page)
 {
 	OffsetNumber off;
 	double		sum = 0;
 
 	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
 		 off <= PageGetMaxOffsetNumber(page); off++)
-		sum += (double) abt_item_weight(rel, info, range, page, off);
+		sum += (double) abt_item_weight(rel, info, range, rd, page, off);
 	return sum;
 }
 
 bool
-abt_sample_one(Relation rel, double u, AbtSampleRange *range, ItemPointer result)
+abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
+			   ItemPointer result)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	/* the true root: a draw must start from the whole tree's weight */
@@ -138,12 +152,12 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, ItemPointer result
 	if (!BufferIsValid(buf))
 		return false;
 	page = BufferGetPage(buf);
-	r = u * abt_range_page_weight(rel, info, range, page);
+	r = u * abt_range_page_weight(rel, info, range, rd, page);
 
 	for (;;)
 	{
 		AbtPageOpaque opaque = AbtPageGetOpaque(page);
-		OffsetNumber off = abt_choose_item(rel, info, range, page, &r);
+		OffsetNumber off = abt_choose_item(rel, info, range, rd, page, &r);
 		IndexTuple	itup;
 
 		if (off == InvalidOffsetNumber)
@@ -291,6 +305,10 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int64		rejects = 0;
 	int32		i;
+	MvsReader	rd;
+
+	/* draw as the statement's snapshot sees the index */
+	mvs_reader_init(&rd, rel, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (i = 0; i < n; i++)
@@ -300,7 +318,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		bool		isnull = false;
 
 		CHECK_FOR_INTERRUPTS();
-		while (!abt_sample_one(rel, pg_prng_double(prng), range, &tid))
+		while (!abt_sample_one(rel, pg_prng_double(prng), range, &rd, &tid))
 		{
 			if (++rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (i + 1))
 			{

@@ -19,6 +19,8 @@
  */
 #include "abtree.h"
 
+#include "mvstore/mvstore.h"
+
 #include "access/genam.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -113,6 +115,10 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 
 	if (ndeletable > 0)
 	{
+		MvsDelta	forgotten[MaxIndexTuplesPerPage];
+		int			nforgotten = mvs_collect_leaf(page, deletable, ndeletable,
+												  info->weighted, forgotten);
+
 		abt_xlog_reserve_path(rel, npath);
 		START_CRIT_SECTION();
 		PageIndexMultiDelete(page, deletable, ndeletable);
@@ -129,6 +135,15 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		if (RelationNeedsWAL(rel))
 			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, info->weighted);
 		END_CRIT_SECTION();
+
+		/* the removed weight leaves the versions too (whole path held) */
+		for (k = 0; k < npath; k++)
+		{
+			Page		ppage = BufferGetPage(path[k]);
+			IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k]));
+
+			mvs_forget(rel, AbtDownlinkGetChild(dl), forgotten, nforgotten);
+		}
 		stats->tuples_removed += ndeletable;
 	}
 	for (k = 0; k < npath; k++)
@@ -254,6 +269,7 @@ abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer c
 		END_CRIT_SECTION();
 		AbtPageGetOpaque(BufferGetPage(cbuf))->sid++;
 		MarkBufferDirtyHint(cbuf, true);
+		mvs_rebuild(rel, BufferGetBlockNumber(cbuf), BufferGetPage(cbuf), info->weighted);
 		fixed = true;
 	}
 	UnlockReleaseBuffer(pbuf);

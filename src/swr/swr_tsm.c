@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "abtree/abtree.h"
+#include "mvstore/mvstore.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -60,6 +61,8 @@ typedef struct SwrState
 	int64		tree_rejects;	/* attempts the index rejected */
 	int64		invisible;		/* draws of rows this snapshot cannot see */
 	bool		exhausted;		/* nothing visible to draw: stop */
+	bool		counted;		/* the counts went to abtree_status() */
+	MvsReader	versions;		/* draws weigh entries as our snapshot sees them */
 
 	/* the current batch, sorted by TID */
 	ItemPointerData *batch;
@@ -69,6 +72,8 @@ typedef struct SwrState
 	int			tuplepos;		/* next entry for NextSampleTuple */
 	bool		in_block;		/* NextSampleTuple is inside a block's draws */
 } SwrState;
+
+static void swr_flush_counts(SwrState *st);
 
 /* ---- arguments and planning ---- */
 
@@ -238,7 +243,7 @@ swr_draw_batch(SwrState *st, SampleScanState *node)
 	while (nbatch < want)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (abt_sample_one(st->index, pg_prng_double(&st->prng), NULL,
+		if (abt_sample_one(st->index, pg_prng_double(&st->prng), NULL, &st->versions,
 						   &st->batch[nbatch]))
 			nbatch++;
 		else
@@ -344,12 +349,17 @@ swr_beginsamplescan(SampleScanState *node, Datum *params, int nparams,
 	 * number chosen once per plan node: a rescan repeats the sample.
 	 */
 	abt_seed_prng(&st->prng, true, (float8) seed);
+	if (st->index && st->owed + st->handed > 0)
+		swr_flush_counts(st);	/* a rescan: the last round's counts */
+	st->counted = false;
 	st->owed = n;
 	st->handed = 0;
 	st->tree_rejects = 0;
 	st->invisible = 0;
 	st->nbatch = st->blockpos = st->tuplepos = 0;
 	st->in_block = false;
+	/* the snapshot the scan will use (its scan descriptor comes later) */
+	mvs_reader_init(&st->versions, st->index, node->ss.ps.state->es_snapshot);
 	/* an empty index: nothing to draw, and no need to try */
 	st->exhausted = n > 0 && abt_total_weight(st->index) == 0;
 
@@ -453,13 +463,29 @@ swr_nextsampletuple(SampleScanState *node, BlockNumber blockno,
 	return InvalidOffsetNumber;
 }
 
+/* Add a scan's counts to abtree_status() (component swr), once. */
+static void
+swr_flush_counts(SwrState *st)
+{
+	if (st->counted)
+		return;
+	st->counted = true;
+	pg_atomic_fetch_add_u64(&abt_shared->swr_scans, 1);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_rows, st->handed);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_tree_rejects, st->tree_rejects);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_invisible, st->invisible);
+}
+
 static void
 swr_endsamplescan(SampleScanState *node)
 {
 	SwrState   *st = (SwrState *) node->tsm_state;
 
 	if (st != NULL && st->index != NULL)
+	{
+		swr_flush_counts(st);
 		index_close(st->index, NoLock);
+	}
 }
 
 PG_FUNCTION_INFO_V1(swr_handler);

@@ -1,0 +1,576 @@
+/*-------------------------------------------------------------------------
+ *
+ * mvs_chain.c
+ *	  Version chains: recording an insert's deltas, rebuilding a chain
+ *	  after a split or a repair, forgetting what VACUUM removed, and
+ *	  reading a weight as a snapshot sees it.
+ *
+ * The rule every writer keeps (src/mvstore/README, "The invariant"): a
+ * delta is in a chain only while the weight it describes is in the
+ * downlink, and a pass records at a level only if it recorded at every
+ * level above.  Then, for any snapshot, a downlink's weight minus its
+ * invisible deltas is at least the same sum over its child's items, so a
+ * descent by those weights never overlooks a visible entry.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "mvs_internal.h"
+
+#include "abtree/abtree.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "utils/snapmgr.h"
+
+static void
+mvs_tag_base(MvsTag *tag, Relation rel)
+{
+#if PG_VERSION_NUM >= 160000
+	tag->spc = rel->rd_locator.spcOid;
+	tag->db = rel->rd_locator.dbOid;
+	tag->relfile = rel->rd_locator.relNumber;
+#else
+	tag->spc = rel->rd_node.spcNode;
+	tag->db = rel->rd_node.dbNode;
+	tag->relfile = rel->rd_node.relNode;
+#endif
+	tag->blk = InvalidBlockNumber;
+}
+
+/* xids before the GC horizon are visible to every snapshot there is */
+static TransactionId
+mvs_horizon(void)
+{
+	TransactionId h = pg_atomic_read_u32(&mvs->horizon);
+
+	return TransactionIdIsNormal(h) ? h : FirstNormalTransactionId;
+}
+
+/* ---- chains ---- */
+
+/* The node of xid in e's chain, inserted in xid order if missing. */
+static MvsNode *
+mvs_chain_node(MvsEntry *e, TransactionId xid)
+{
+	uint32		i = e->newest;
+	uint32		newer = MVS_NIL;
+	uint32		k;
+	MvsNode    *n;
+
+	while (i != MVS_NIL && TransactionIdFollows(mvs_nodes[i].xid, xid))
+	{
+		newer = i;
+		i = mvs_nodes[i].older;
+	}
+	if (i != MVS_NIL && mvs_nodes[i].xid == xid)
+		return &mvs_nodes[i];
+
+	k = mvs_alloc_node();
+	if (k == MVS_NIL)
+		return NULL;
+	n = &mvs_nodes[k];
+	n->xid = xid;
+	n->delta = 0;
+	n->newer = newer;
+	n->older = i;
+	if (newer == MVS_NIL)
+		e->newest = k;
+	else
+		mvs_nodes[newer].older = k;
+	if (i == MVS_NIL)
+		e->oldest = k;
+	else
+		mvs_nodes[i].newer = k;
+	e->nversions++;
+	return n;
+}
+
+/* Take node k out of e's chain; the caller frees it. */
+static void
+mvs_chain_unlink(MvsEntry *e, uint32 k)
+{
+	MvsNode    *n = &mvs_nodes[k];
+
+	if (n->newer == MVS_NIL)
+		e->newest = n->older;
+	else
+		mvs_nodes[n->newer].older = n->older;
+	if (n->older == MVS_NIL)
+		e->oldest = n->newer;
+	else
+		mvs_nodes[n->older].newer = n->newer;
+	e->total -= n->delta;
+	e->nversions--;
+}
+
+/* Empty e's chain (nodes freed). */
+static void
+mvs_chain_clear(MvsEntry *e)
+{
+	uint32		batch[256];
+	int			n = 0;
+
+	while (e->newest != MVS_NIL)
+	{
+		uint32		k = e->newest;
+
+		mvs_chain_unlink(e, k);
+		batch[n++] = k;
+		if (n == lengthof(batch))
+		{
+			mvs_free_nodes(batch, n);
+			n = 0;
+		}
+	}
+	mvs_free_nodes(batch, n);
+	e->total = 0;
+}
+
+/* Lower xid's delta in e by up to d (never below zero). */
+static void
+mvs_chain_lower(MvsEntry *e, TransactionId xid, int64 d)
+{
+	uint32		i;
+
+	for (i = e->newest; i != MVS_NIL; i = mvs_nodes[i].older)
+	{
+		MvsNode    *n = &mvs_nodes[i];
+
+		if (n->xid != xid)
+			continue;
+		d = Min(d, n->delta);
+		n->delta -= d;
+		e->total -= d;
+		if (n->delta == 0)
+		{
+			mvs_chain_unlink(e, i);
+			mvs_free_nodes(&i, 1);
+		}
+		return;
+	}
+}
+
+/* ---- writers ---- */
+
+void
+mvs_writer_begin(MvsWriter *wr, Relation rel)
+{
+	wr->xid = GetTopTransactionIdIfAny();
+	wr->active = mvs != NULL && mvs_enabled && TransactionIdIsNormal(wr->xid) &&
+		!RecoveryInProgress();
+	wr->ndone = 0;
+	wr->w = 0;
+	mvs_tag_base(&wr->base, rel);
+}
+
+/* Take back what the pass recorded (always safe: less is subtracted). */
+static void
+mvs_writer_undo(MvsWriter *wr)
+{
+	for (int k = 0; k < wr->ndone; k++)
+	{
+		MvsTag		tag = wr->base;
+		uint32		hash;
+		MvsEntry   *e;
+
+		tag.blk = wr->done[k];
+		hash = mvs_hash(&tag);
+		LWLockAcquire(mvs_lock_for(hash), LW_EXCLUSIVE);
+		e = mvs_find(&tag, hash);
+		if (e)
+		{
+			mvs_chain_lower(e, wr->xid, (int64) wr->w);
+			if (e->newest == MVS_NIL)
+				mvs_drop_entry(e, hash);
+		}
+		LWLockRelease(mvs_lock_for(hash));
+	}
+	wr->ndone = 0;
+	wr->active = false;
+}
+
+static inline void
+mvs_do_add(uint64 *weight, uint64 w, bool atomic)
+{
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+	if (atomic)
+	{
+		pg_atomic_fetch_add_u64((pg_atomic_uint64 *) weight, w);
+		return;
+	}
+#endif
+	*weight += w;
+}
+
+/*
+ * Add w to the downlink weight *weight (pointing to child) and record the
+ * delta, under the chain's lock in exclusive mode, so that a reader sees
+ * both or neither.  If the delta cannot be recorded, what the pass
+ * recorded above is taken back first, and nothing more is recorded.
+ */
+void
+mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w, bool atomic)
+{
+	MvsTag		tag = wr->base;
+	uint32		hash;
+	LWLock	   *lock;
+	MvsEntry   *e;
+	MvsNode    *n = NULL;
+
+	if (!wr->active)
+	{
+		mvs_do_add(weight, w, atomic);
+		return;
+	}
+	Assert(wr->w == 0 || wr->w == w);
+	wr->w = w;
+	tag.blk = child;
+	hash = mvs_hash(&tag);
+	lock = mvs_lock_for(hash);
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	e = mvs_find(&tag, hash);
+	if (e == NULL)
+		e = mvs_create(&tag, hash);
+	if (e && wr->ndone < MVS_WRITER_MAX)
+		n = mvs_chain_node(e, wr->xid);
+	if (n == NULL)
+	{
+		if (e && e->newest == MVS_NIL)
+			mvs_drop_entry(e, hash);
+		LWLockRelease(lock);
+		mvs_note_full();
+		mvs_writer_undo(wr);
+		mvs_do_add(weight, w, atomic);
+		return;
+	}
+	mvs_do_add(weight, w, atomic);
+	n->delta += (int64) w;
+	e->total += (int64) w;
+	LWLockRelease(lock);
+	wr->done[wr->ndone++] = child;
+	pg_atomic_fetch_add_u64(&mvs->recorded, 1);
+}
+
+static int
+mvs_delta_cmp(const void *a, const void *b, void *arg)
+{
+	TransactionId h = *(TransactionId *) arg;
+	uint32		da = ((const MvsDelta *) a)->xid - h;
+	uint32		db = ((const MvsDelta *) b)->xid - h;
+
+	/* newest first; all xids are within 2^31 after the horizon */
+	return da > db ? -1 : da < db ? 1 : 0;
+}
+
+/* Sort by xid, newest first, merge equal xids, drop zeros; new length. */
+static int
+mvs_deltas_normalize(MvsDelta *d, int n)
+{
+	TransactionId h = mvs_horizon();
+	int			m = 0;
+
+	qsort_arg(d, n, sizeof(MvsDelta), mvs_delta_cmp, &h);
+	for (int i = 0; i < n; i++)
+	{
+		if (m > 0 && d[m - 1].xid == d[i].xid)
+			d[m - 1].delta += d[i].delta;
+		else
+			d[m++] = d[i];
+		if (d[m - 1].delta == 0)
+			m--;
+	}
+	return m;
+}
+
+/* The deltas of the entries at offs (all of them if offs is NULL). */
+int
+mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weighted, MvsDelta *out)
+{
+	TransactionId h = mvs_horizon();
+	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(leaf));
+	int			n = 0;
+
+	if (offs == NULL)
+		noffs = PageGetMaxOffsetNumber(leaf) - first + 1;
+	for (int k = 0; k < noffs; k++)
+	{
+		OffsetNumber off = offs ? offs[k] : first + k;
+		IndexTuple	itup = (IndexTuple) PageGetItem(leaf, PageGetItemId(leaf, off));
+		TransactionId xid = abt_leaf_xmin(itup);
+
+		if (TransactionIdIsNormal(xid) && !TransactionIdPrecedes(xid, h))
+		{
+			out[n].xid = xid;
+			out[n].delta = (int64) abt_leaf_weight(itup, weighted);
+			n++;
+		}
+	}
+	return mvs_deltas_normalize(out, n);
+}
+
+/* Append the current deltas of child's chain to *d. */
+static void
+mvs_copy_chain(const MvsTag *tag, MvsDelta **d, int *n, int *cap)
+{
+	uint32		hash = mvs_hash(tag);
+	TransactionId h = mvs_horizon();
+	MvsEntry   *e;
+
+	if (pg_atomic_read_u32(mvs_blockfilter_for(hash)) == 0)
+		return;
+	LWLockAcquire(mvs_lock_for(hash), LW_SHARED);
+	e = mvs_find(tag, hash);
+	for (uint32 i = e ? e->newest : MVS_NIL; i != MVS_NIL; i = mvs_nodes[i].older)
+	{
+		if (TransactionIdPrecedes(mvs_nodes[i].xid, h))
+			break;
+		if (*n == *cap)
+		{
+			*cap *= 2;
+			*d = repalloc(*d, sizeof(MvsDelta) * *cap);
+		}
+		(*d)[*n].xid = mvs_nodes[i].xid;
+		(*d)[*n].delta = mvs_nodes[i].delta;
+		(*n)++;
+	}
+	LWLockRelease(mvs_lock_for(hash));
+}
+
+/* Replace the chain of tag by the deltas d (normalized). */
+static void
+mvs_install(const MvsTag *tag, MvsDelta *d, int n)
+{
+	uint32		hash = mvs_hash(tag);
+	LWLock	   *lock = mvs_lock_for(hash);
+	MvsEntry   *e;
+	bool		failed = false;
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	e = mvs_find(tag, hash);
+	if (e)
+		mvs_chain_clear(e);
+	else if (n > 0 && (e = mvs_create(tag, hash)) == NULL)
+		failed = true;
+	/* oldest first, so that each node goes to the newest end */
+	for (int k = n - 1; e && k >= 0 && !failed; k--)
+	{
+		MvsNode    *node = mvs_chain_node(e, d[k].xid);
+
+		if (node == NULL)
+			failed = true;
+		else
+		{
+			node->delta = d[k].delta;
+			e->total += d[k].delta;
+		}
+	}
+	if (failed && e)
+		mvs_chain_clear(e);		/* an empty chain is always safe */
+	if (e && e->newest == MVS_NIL)
+		mvs_drop_entry(e, hash);
+	LWLockRelease(lock);
+	if (failed)
+		mvs_note_full();
+}
+
+/*
+ * The downlink to child was set to the weight of childpage (a split or a
+ * repair): make its chain the sum of the chains below, or of the leaf
+ * entries' xids.  The caller holds the page with the downlink and the
+ * child exclusively, so that no reader sees the two disagree.
+ */
+void
+mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(childpage);
+	MvsTag		tag;
+	MvsDelta   *d;
+	int			n = 0;
+	int			cap = MaxIndexTuplesPerPage;
+
+	if (mvs == NULL || RecoveryInProgress())
+		return;
+	mvs_tag_base(&tag, rel);
+	d = palloc(sizeof(MvsDelta) * cap);
+	if (AbtPageIsLeaf(opaque))
+		n = mvs_collect_leaf(childpage, NULL, 0, weighted, d);
+	else
+	{
+		MvsTag		below = tag;
+
+		if (pg_atomic_read_u32(&mvs->relfilter[mvs_relslot(&tag)]) != 0)
+		{
+			for (OffsetNumber off = AbtFirstDataOffset(opaque);
+				 off <= PageGetMaxOffsetNumber(childpage); off++)
+			{
+				below.blk = AbtDownlinkGetChild((IndexTuple) PageGetItem(childpage,
+																		 PageGetItemId(childpage, off)));
+				mvs_copy_chain(&below, &d, &n, &cap);
+			}
+			n = mvs_deltas_normalize(d, n);
+		}
+	}
+	tag.blk = child;
+	if (n > 0 || pg_atomic_read_u32(mvs_blockfilter_for(mvs_hash(&tag))) != 0)
+		mvs_install(&tag, d, n);
+	pfree(d);
+	pg_atomic_fetch_add_u64(&mvs->rebuilt, 1);
+}
+
+/*
+ * VACUUM removed entries with these deltas below the downlink to child
+ * and subtracted their weight from it: lower the chain to match.
+ */
+void
+mvs_forget(Relation rel, BlockNumber child, MvsDelta *deltas, int n)
+{
+	MvsTag		tag;
+	uint32		hash;
+	MvsEntry   *e;
+
+	if (mvs == NULL || n == 0)
+		return;
+	mvs_tag_base(&tag, rel);
+	tag.blk = child;
+	hash = mvs_hash(&tag);
+	if (pg_atomic_read_u32(mvs_blockfilter_for(hash)) == 0)
+		return;
+	LWLockAcquire(mvs_lock_for(hash), LW_EXCLUSIVE);
+	e = mvs_find(&tag, hash);
+	for (int k = 0; e && k < n; k++)
+		mvs_chain_lower(e, deltas[k].xid, deltas[k].delta);
+	if (e && e->newest == MVS_NIL)
+		mvs_drop_entry(e, hash);
+	LWLockRelease(mvs_lock_for(hash));
+}
+
+/* ---- readers ---- */
+
+void
+mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap)
+{
+	rd->active = mvs_enabled && snap != NULL && snap->snapshot_type == SNAPSHOT_MVCC;
+	rd->snap = snap;
+	mvs_tag_base(&rd->base, rel);
+	rd->relslot = mvs != NULL ? mvs_relslot(&rd->base) : 0;
+	rd->lookups = 0;
+}
+
+/* Is xid one of the transactions the snapshot lists as running? */
+static bool
+mvs_xid_listed(Snapshot s, TransactionId xid)
+{
+	if (s->takenDuringRecovery)
+	{
+		/* a standby's snapshot lists all xids in subxip, unless it overflowed */
+		if (s->suboverflowed)
+			return false;		/* cannot tell: count it as visible */
+		for (int i = 0; i < s->subxcnt; i++)
+			if (s->subxip[i] == xid)
+				return true;
+		return false;
+	}
+	for (uint32 i = 0; i < s->xcnt; i++)
+		if (s->xip[i] == xid)
+			return true;
+	return false;
+}
+
+/*
+ * Can the reader's snapshot not see what top-level transaction xid
+ * inserted?  Only "certainly not" counts: a recorded delta is subtracted,
+ * and a leaf entry skipped, exactly when this says so.
+ */
+bool
+mvs_xid_invisible(MvsReader *rd, TransactionId xid)
+{
+	Snapshot	s = rd->snap;
+
+	if (!rd->active || !TransactionIdIsNormal(xid) ||
+		TransactionIdPrecedes(xid, s->xmin))
+		return false;
+	if (TransactionIdEquals(xid, GetTopTransactionIdIfAny()))
+		return false;
+	if (!TransactionIdPrecedes(xid, s->xmax))
+		return true;
+	return mvs_xid_listed(s, xid);
+}
+
+/*
+ * The sum of e's invisible deltas.  Two walks in step, and the first to
+ * finish answers: from the newest end down to the snapshot's xmin, or from
+ * the oldest end up to its xmax (everything after that is invisible).  A
+ * sampler on an old snapshot is quick from the oldest end, a fresh one
+ * from the newest.
+ */
+static int64
+mvs_chain_invisible(MvsReader *rd, MvsEntry *e)
+{
+	Snapshot	s = rd->snap;
+	TransactionId own = GetTopTransactionIdIfAny();
+	bool		forward = !TransactionIdIsValid(own) || TransactionIdPrecedes(own, s->xmax);
+	uint32		f = e->oldest;
+	uint32		b = e->newest;
+	int64		vis = 0;
+	int64		inv = 0;
+
+	for (;;)
+	{
+		MvsNode    *n;
+
+		if (forward)
+		{
+			if (f == MVS_NIL || !TransactionIdPrecedes(mvs_nodes[f].xid, s->xmax))
+				return e->total - vis;
+			n = &mvs_nodes[f];
+			if (!mvs_xid_invisible(rd, n->xid))
+				vis += n->delta;
+			f = n->newer;
+		}
+		if (b == MVS_NIL || TransactionIdPrecedes(mvs_nodes[b].xid, s->xmin))
+			return inv;
+		n = &mvs_nodes[b];
+		if (mvs_xid_invisible(rd, n->xid))
+			inv += n->delta;
+		b = n->older;
+	}
+}
+
+/*
+ * The weight of the downlink to child, *weight on a page the caller holds
+ * share-locked, as the reader's snapshot sees it.  Lock-free when the
+ * presence filters say no chain can exist; the weight is read before the
+ * filters, which writers raise before they add (README).
+ */
+uint64
+mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight)
+{
+	uint64		w = *(volatile uint64 *) weight;
+	MvsTag		tag;
+	uint32		hash;
+	MvsEntry   *e;
+	int64		inv = 0;
+
+	if (!rd->active || mvs == NULL)
+		return w;
+	pg_read_barrier();
+	if (pg_atomic_read_u32(&mvs->relfilter[rd->relslot]) == 0)
+		return w;
+	tag = rd->base;
+	tag.blk = child;
+	hash = mvs_hash(&tag);
+	if (pg_atomic_read_u32(mvs_blockfilter_for(hash)) == 0)
+		return w;
+
+	LWLockAcquire(mvs_lock_for(hash), LW_SHARED);
+	e = mvs_find(&tag, hash);
+	if (e)
+		inv = mvs_chain_invisible(rd, e);
+	w = *(volatile uint64 *) weight;
+	LWLockRelease(mvs_lock_for(hash));
+	rd->lookups++;
+	if (inv <= 0)
+		return w;
+	return (uint64) inv >= w ? 0 : w - (uint64) inv;
+}

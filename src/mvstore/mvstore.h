@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * mvstore.h
+ *	  The multi-version weight store (paper 000, section 4.4): for each
+ *	  abtree downlink, the deltas that recent transactions added to its
+ *	  weight, so that a sampler can subtract the ones its snapshot cannot
+ *	  see.  src/mvstore/README states the invariant and the locking.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MVSTORE_H
+#define MVSTORE_H
+
+#include "abtree_ext.h"
+
+#include "nodes/pg_list.h"
+#include "storage/block.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+/*
+ * A downlink is named by the child block it points to, which survives
+ * splits of the page holding the downlink, and by the index's physical
+ * file (so REINDEX and TRUNCATE start afresh), in its database.
+ */
+typedef struct MvsTag
+{
+	Oid			spc;
+	Oid			db;
+	Oid			relfile;
+	BlockNumber blk;
+} MvsTag;
+
+/* One transaction's contribution to a weight. */
+typedef struct MvsDelta
+{
+	TransactionId xid;
+	int64		delta;
+} MvsDelta;
+
+/*
+ * The adds of one insert's weight pass: recorded all or none (README).  A
+ * fixed array, because path_exclusive records inside a critical section.
+ */
+#define MVS_WRITER_MAX		64
+
+typedef struct MvsWriter
+{
+	bool		active;			/* still recording */
+	TransactionId xid;			/* the inserting top-level transaction */
+	MvsTag		base;			/* the index; blk varies */
+	int			ndone;
+	BlockNumber done[MVS_WRITER_MAX];	/* downlinks recorded, to undo */
+	uint64		w;				/* the weight of the pass */
+} MvsWriter;
+
+/* A sampler's view: its snapshot, and the index it reads. */
+typedef struct MvsReader
+{
+	bool		active;			/* subtract invisible deltas */
+	Snapshot	snap;
+	TransactionId own;			/* our top-level xid, if any */
+	MvsTag		base;
+	uint32		relslot;
+	uint64		lookups;		/* chains read (statistics) */
+} MvsReader;
+
+/* GUCs */
+extern bool mvs_enabled;
+extern int	mvs_size_kb;
+extern int	mvs_gc_interval_ms;
+
+/* mvs_shmem.c */
+extern Size mvs_shmem_size(void);
+extern void mvs_shmem_request(void);
+extern void mvs_shmem_startup(void);
+extern bool mvs_exists(void);
+
+/* mvs_chain.c: writers (insert passes, splits, repairs, VACUUM) */
+extern void mvs_writer_begin(MvsWriter *wr, Relation rel);
+extern void mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w,
+					bool atomic);
+extern void mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted);
+extern void mvs_forget(Relation rel, BlockNumber child, MvsDelta *deltas, int n);
+extern int	mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weighted,
+							 MvsDelta *out);
+
+/* mvs_chain.c: readers (samplers, range weights, checks) */
+extern void mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap);
+extern uint64 mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight);
+extern bool mvs_xid_invisible(MvsReader *rd, TransactionId xid);
+
+/* mvs_gc.c */
+extern void mvs_register_gc_worker(void);
+extern uint64 mvs_collect(TransactionId horizon);
+
+#endif							/* MVSTORE_H */
