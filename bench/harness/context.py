@@ -40,6 +40,7 @@ class Context:
         self.rows = []
         self.notes = []             # free text for the report
         self.findings = []          # result lines (e.g. targets met or missed), under Results
+        self.sections = []          # Markdown blocks under Results, after the main table
         self.restarts = []          # settings changed by restart(), in order
         self.features = {}
         self.feature_details = {}
@@ -86,6 +87,13 @@ class Context:
         self.features["abtree_sample_tids"] = ext and cur.fetchone()[0]
         for e in ("pg_prewarm", "tsm_system_rows"):
             self.features[e] = try_sql(e, f"CREATE EXTENSION IF NOT EXISTS {e}")
+        self.features["mvstore"] = False
+        if ext:
+            cur.execute("SELECT to_regclass('abtree_mvstore') IS NOT NULL "
+                        "AND current_setting('abtree.mvstore', true) IS NOT NULL")
+            if cur.fetchone()[0]:
+                cur.execute("SELECT size_bytes FROM abtree_mvstore")
+                self.features["mvstore"] = bool(cur.fetchone()[0])
         if ext:
             cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'abtree'")
             self.feature_details["abtree extension"] = "version " + cur.fetchone()[0]

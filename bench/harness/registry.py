@@ -28,6 +28,8 @@ FEATURES = {
     "abtree_sample_tids": "the SQL function abtree_sample_tids(index, n)",
     "pg_prewarm": "contrib pg_prewarm",
     "tsm_system_rows": "contrib tsm_system_rows",
+    "mvstore": "the multi-version weight store (no view abtree_mvstore or setting abtree.mvstore "
+               "after CREATE EXTENSION abtree, or abtree.mvstore_size = 0)",
 }
 
 
@@ -63,6 +65,7 @@ class Experiment:
     logx: bool = False
     logy: bool = False
     about: str = ""         # what is measured and how, for the report
+    plot: object = None     # fn(exp, ctx, path) drawing the PNG instead of report.plot
 
     def params(self, mode):
         return self.full if mode == "full" else self.quick

@@ -204,7 +204,7 @@ def write(exp, ctx, results_dir, command, machine, settings_at_start):
     os.makedirs(results_dir, exist_ok=True)
     md_path = os.path.join(results_dir, f"{exp.name}.md")
     png_path = os.path.join(results_dir, f"{exp.name}.png")
-    plot(exp, ctx, png_path)
+    (exp.plot or plot)(exp, ctx, png_path)
     date = dict(machine)["date"]
     L = [f"# {exp.name}: {exp.title}", "",
          f"Reproduces {exp.figure}. {exp.about}".strip(), "",
@@ -213,6 +213,8 @@ def write(exp, ctx, results_dir, command, machine, settings_at_start):
     L += ["## Results", ""]
     L += [f"- {h}" for h in headline(exp, ctx)] + [""]
     L += _table(exp, ctx) + [""]
+    for block in getattr(ctx, "sections", []):
+        L += [block, ""]
     L += [f"![{exp.name}]({exp.name}.png)", ""]
     L += ["## Variants", ""]
     for v in exp.variants:

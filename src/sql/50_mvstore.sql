@@ -13,7 +13,7 @@ CREATE FUNCTION abtree_mvstore(
 	OUT chains_rebuilt bigint,
 	OUT gc_runs bigint,
 	OUT fallbacks bigint,
-	OUT full boolean,
+	OUT is_full boolean,
 	OUT gc_horizon xid)
 RETURNS record
 AS 'MODULE_PATHNAME', 'abtree_mvstore'
@@ -24,6 +24,9 @@ COMMENT ON FUNCTION abtree_mvstore() IS
 
 -- One row: what the weight store holds and has done since the server started.
 CREATE VIEW abtree_mvstore AS SELECT * FROM abtree_mvstore();
+
+-- Server-wide counters, like pg_stat_bgwriter: anyone may read them.
+GRANT SELECT ON abtree_mvstore TO PUBLIC;
 
 COMMENT ON VIEW abtree_mvstore IS
 'the abtree multi-version weight store: entries, versions, bytes, collections, fallbacks';
