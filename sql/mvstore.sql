@@ -52,6 +52,16 @@ SELECT versions_recorded = :recorded1 AS nothing_recorded FROM abtree_mvstore;
 SELECT versioned, violations FROM abtree_mvstore_check('mvs_r_k');
 RESET abtree.mvstore;
 
+-- the snapshot-aware range weight: as the statement sees the index.  The
+-- rows of the aborted insert above still count (an aborted transaction is
+-- not running for this snapshot) until VACUUM removes their entries.
+SELECT abtree_range_weight('mvs_r_k', 100, 199, visible_only => true) AS with_aborted;
+VACUUM mvs_r;
+SELECT abtree_range_weight('mvs_r_k', 100, 199, visible_only => true) AS visible,
+       abtree_range_weight('mvs_r_kw', 100, 199, visible_only => true) =
+         (SELECT sum(w) FROM mvs_r WHERE k BETWEEN 100 AND 199) AS weighted_exact;
+SELECT abtree_range_weight('mvs_r_k', 100, 199, visible_only => NULL);
+
 -- bad input
 SELECT * FROM abtree_mvstore_check(NULL);
 SELECT * FROM abtree_mvstore_check('mvs_r_btree');

@@ -222,7 +222,7 @@ abt_mcv_numbers(Relation index, Form_pg_attribute att, AttStatsSlot *sslot, uint
 
 		freqs[i] = Float4GetDatum((float4) ((double) abt_range_weight(index, att->atttypid,
 																	  v, false, true,
-																	  v, false, true) / total));
+																	  v, false, true, NULL) / total));
 	}
 	return PointerGetDatum(construct_array(freqs, sslot->nvalues, FLOAT4OID,
 										   sizeof(float4), true, TYPALIGN_INT));
@@ -242,7 +242,7 @@ abt_current_stats(HeapTuple old, Relation index, Form_pg_attribute att)
 	bool		replace[Natts_pg_statistic] = {0};
 	uint64		total = abt_total_weight(index);
 	uint64		nonnull = abt_range_weight(index, att->atttypid, (Datum) 0, true, true,
-										   (Datum) 0, true, true);
+										   (Datum) 0, true, true, NULL);
 	uint64		first;
 	int			hist_slot = -1;
 	int			mcv_slot = -1;

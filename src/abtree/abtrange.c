@@ -23,6 +23,7 @@
  */
 #include "abtree.h"
 
+#include "mvstore/mvstore.h"
 #include "access/relation.h"
 #include "miscadmin.h"
 #include "fmgr.h"
@@ -30,10 +31,14 @@
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
-/* Sum of the weights of the items of page before offset end. */
+/*
+ * Sum of the weights of the items of page before offset end; as rd's
+ * snapshot sees them if rd is given (src/mvstore/README).
+ */
 static uint64
-abt_weight_before(Page page, OffsetNumber end, bool weighted)
+abt_weight_before(Page page, OffsetNumber end, bool weighted, MvsReader *rd)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber off;
@@ -43,15 +48,35 @@ abt_weight_before(Page page, OffsetNumber end, bool weighted)
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
-		sum += AbtPageIsLeaf(opaque) ? abt_leaf_effective_weight(itup, weighted)
-			: AbtPivotGetAux(itup)->weight;
+		if (!AbtPageIsLeaf(opaque))
+			sum += rd ? mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight)
+				: AbtPivotGetAux(itup)->weight;
+		else if (rd == NULL || !mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
+			sum += abt_leaf_effective_weight(itup, weighted);
 	}
 	return sum;
 }
 
+#define abt_weight_of_page(page, weighted, rd) \
+	abt_weight_before(page, OffsetNumberNext(PageGetMaxOffsetNumber(page)), weighted, rd)
+
+/* The whole tree's weight. */
+static uint64
+abt_root_weight(Relation rel, MvsReader *rd)
+{
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	uint64		total;
+
+	if (!BufferIsValid(buf))
+		return 0;
+	total = abt_weight_of_page(BufferGetPage(buf), abt_index_info(rel)->weighted, rd);
+	UnlockReleaseBuffer(buf);
+	return total;
+}
+
 /* The weight of the entries before the position of key in index order. */
 static uint64
-abt_prefix_weight(Relation rel, AbtKey *key)
+abt_prefix_weight(Relation rel, AbtKey *key, MvsReader *rd)
 {
 	bool		weighted = abt_index_info(rel)->weighted;
 	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
@@ -68,18 +93,18 @@ abt_prefix_weight(Relation rel, AbtKey *key)
 		CHECK_FOR_INTERRUPTS();
 		if (abt_key_beyond_page(rel, key, page))
 		{
-			prefix += abt_page_weight(page, weighted);
+			prefix += abt_weight_of_page(page, weighted, rd);
 			buf = abt_relandgetbuf(rel, buf, opaque->next);
 			continue;
 		}
 		if (AbtPageIsLeaf(opaque))
 		{
-			prefix += abt_weight_before(page, abt_binsrch_leaf(rel, key, page), weighted);
+			prefix += abt_weight_before(page, abt_binsrch_leaf(rel, key, page), weighted, rd);
 			UnlockReleaseBuffer(buf);
 			return prefix;
 		}
 		off = abt_binsrch_internal(rel, key, page);
-		prefix += abt_weight_before(page, off, weighted);
+		prefix += abt_weight_before(page, off, weighted, rd);
 		buf = abt_relandgetbuf(rel, buf,
 							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
 																			PageGetItemId(page, off))));
@@ -121,7 +146,7 @@ abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type, 
  */
 uint64
 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
-				 Datum hi, bool hi_null, bool hi_incl)
+				 Datum hi, bool hi_null, bool hi_incl, struct MvsReader *rd)
 {
 	bool		desc = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
 	bool		nulls_first = (rel->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
@@ -140,12 +165,12 @@ abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 	if (!first_null)
 	{
 		abt_position_key(rel, key, first, false, type, !first_incl);
-		start = abt_prefix_weight(rel, key);
+		start = abt_prefix_weight(rel, key, rd);
 	}
 	else if (nulls_first)
 	{
 		abt_position_key(rel, key, (Datum) 0, true, type, true);
-		start = abt_prefix_weight(rel, key);
+		start = abt_prefix_weight(rel, key, rd);
 	}
 	else
 		start = 0;
@@ -155,9 +180,9 @@ abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 	else
 		abt_position_key(rel, key, (Datum) 0, true, type, nulls_first);
 	if (last_null && nulls_first)
-		end = abt_total_weight(rel);
+		end = abt_root_weight(rel, rd);
 	else
-		end = abt_prefix_weight(rel, key);
+		end = abt_prefix_weight(rel, key, rd);
 	pfree(key);
 	return end > start ? end - start : 0;
 }
@@ -176,7 +201,13 @@ abt_uint64_numeric(uint64 v)
 PG_FUNCTION_INFO_V1(abtree_range_weight);
 
 /*
- * abtree_range_weight(index, lo, hi, lo_inclusive, hi_inclusive) → numeric
+ * abtree_range_weight(index, lo, hi, lo_inclusive, hi_inclusive,
+ *                     visible_only) → numeric
+ *
+ * visible_only: as the statement's snapshot sees the index, through the
+ * weight store: inserts of transactions the snapshot cannot see are left
+ * out.  Still counted: rows deleted (or inserts aborted) before the
+ * snapshot, until VACUUM removes their entries.
  */
 Datum
 abtree_range_weight(PG_FUNCTION_ARGS)
@@ -184,6 +215,8 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 	Relation	rel;
 	Oid			type;
 	uint64		w;
+	MvsReader	rd;
+	bool		visible_only = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 
 	abt_require_preload();
 	if (PG_ARGISNULL(0))
@@ -191,20 +224,26 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("abtree_range_weight: index must not be null"),
 				 errhint("Pass the abtree index, for example 'orders_placed_abtree'::regclass.")));
-	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || (PG_NARGS() > 5 && PG_ARGISNULL(5)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("abtree_range_weight: lo_inclusive and hi_inclusive must not be null"),
+				 errmsg("abtree_range_weight: lo_inclusive, hi_inclusive and visible_only must not be null"),
 				 errhint("Pass true or false; a NULL bound (lo or hi) is what makes a side open.")));
 	type = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	if (!OidIsValid(type))
 		type = get_fn_expr_argtype(fcinfo->flinfo, 2);
 	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	if (visible_only)
+	{
+		/* as if abtree.mvstore were on: the caller asked for it */
+		mvs_reader_init(&rd, rel, GetActiveSnapshot());
+		rd.active = true;
+	}
 	w = abt_range_weight(rel, type,
 						 PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1),
 						 PG_GETARG_BOOL(3),
 						 PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2),
-						 PG_GETARG_BOOL(4));
+						 PG_GETARG_BOOL(4), visible_only ? &rd : NULL);
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_DATUM(abt_uint64_numeric(w));
 }

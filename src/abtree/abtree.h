@@ -306,7 +306,7 @@ extern void abt_install_planner_hooks(void);
 extern void abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type,
 							 bool nextkey);
 extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
-							   Datum hi, bool hi_null, bool hi_incl);
+							   Datum hi, bool hi_null, bool hi_incl, struct MvsReader *rd);
 
 /* abtxlog.c */
 #define XLOG_ABT_INSERT_LEAF	0x10

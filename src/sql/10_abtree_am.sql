@@ -65,9 +65,10 @@ COMMENT ON FUNCTION abtree_sample_tids_range(regclass, integer, float8, anyeleme
 -- Counts index entries, not visible rows (README, "Range aggregates").
 CREATE FUNCTION abtree_range_weight(index regclass, lo anyelement, hi anyelement,
 									lo_inclusive boolean DEFAULT true,
-									hi_inclusive boolean DEFAULT true)
+									hi_inclusive boolean DEFAULT true,
+									visible_only boolean DEFAULT false)
 RETURNS numeric
 AS 'MODULE_PATHNAME', 'abtree_range_weight'
 LANGUAGE C VOLATILE PARALLEL SAFE;
-COMMENT ON FUNCTION abtree_range_weight(regclass, anyelement, anyelement, boolean, boolean) IS
-'total weight (unweighted index: number) of the index entries whose first key is in the range, in O(log n)';
+COMMENT ON FUNCTION abtree_range_weight(regclass, anyelement, anyelement, boolean, boolean, boolean) IS
+'total weight (unweighted index: number) of the index entries whose first key is in the range, in O(log n); visible_only leaves out inserts the snapshot cannot see';
