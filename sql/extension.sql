@@ -14,14 +14,15 @@ SELECT e.extname, e.extversion, e.extrelocatable, n.nspname AS schema, a.comment
   JOIN pg_namespace n ON n.oid = e.extnamespace
   JOIN pg_available_extensions a ON a.name = e.extname
  WHERE e.extname = 'abtree';
--- what the extension installs (array types left out: PostgreSQL 18 lists them too)
+-- what the extension installs (array types and the row types of views left
+-- out: PostgreSQL 18 lists them too)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object
   FROM pg_depend d
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'abtree')
    AND NOT EXISTS (SELECT FROM pg_type t
                     WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
-                      AND t.typcategory = 'A')
+                      AND (t.typcategory = 'A' OR t.typrelid <> 0))
  ORDER BY 1;
 
 -- preloaded: the check passes quietly
