@@ -118,3 +118,43 @@ SELECT abtree_wal_probe('hello from the abtree demo') AS end_lsn \gset
 SELECT resource_manager, record_type, description
   FROM pg_get_wal_records_info(:'start_lsn', :'end_lsn')
  WHERE resource_manager = 'abtree';
+
+\echo
+\echo '== 9. A sampler on an old snapshot: the multi-version weight store'
+\echo '   This transaction keeps its snapshot while another session (dblink)'
+\echo '   inserts 20000 orders in 200 transactions.  Each insert recorded in'
+\echo '   shared memory the weight it added to each downlink; the sampler'
+\echo '   subtracts what its snapshot cannot see, so its draws are not wasted'
+\echo '   on rows it would have to reject.  With abtree.mvstore off, most are.'
+CREATE EXTENSION dblink;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) AS orders_this_snapshot_sees FROM orders;
+SELECT dblink_exec(format('dbname=%s host=%s port=%s', current_database(),
+						  split_part(current_setting('unix_socket_directories'), ',', 1),
+						  current_setting('port')),
+	$$DO $i$ BEGIN
+	  FOR t IN 1..200 LOOP
+	    INSERT INTO orders (customer_id, placed_at, status, amount, quantity)
+	    SELECT 2, timestamptz '2025-07-01' + i * interval '1 second', 'new', 5, 50
+	      FROM generate_series(1, 100) i;
+	    COMMIT;
+	  END LOOP;
+	END $i$$$) AS other_session;
+SELECT versions, bytes_used FROM abtree_mvstore;
+-- rows TABLESAMPLE swr returned and draws it redrew, server-wide so far
+CREATE FUNCTION pg_temp.swr_counts(OUT rows bigint, OUT redrawn bigint) LANGUAGE sql AS $$
+  SELECT sum(value::bigint) FILTER (WHERE item = 'rows'),
+         sum(value::bigint) FILTER (WHERE item IN ('tree_rejects', 'invisible'))
+    FROM abtree_status() WHERE component = 'swr' $$;
+SELECT * FROM pg_temp.swr_counts() \gset before_
+SELECT count(*) AS rows_drawn FROM orders TABLESAMPLE swr(20000) REPEATABLE (9);
+SELECT round(100.0 * (rows - :before_rows) / (rows - :before_rows + redrawn - :before_redrawn), 1)
+	   AS accepted_percent_store_on
+  FROM pg_temp.swr_counts();
+SET LOCAL abtree.mvstore = off;
+SELECT * FROM pg_temp.swr_counts() \gset before_
+SELECT count(*) AS rows_drawn FROM orders TABLESAMPLE swr(20000) REPEATABLE (9);
+SELECT round(100.0 * (rows - :before_rows) / (rows - :before_rows + redrawn - :before_redrawn), 1)
+	   AS accepted_percent_store_off
+  FROM pg_temp.swr_counts();
+COMMIT;

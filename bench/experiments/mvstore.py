@@ -20,7 +20,7 @@ P_IDLE = "idle (no writers)"
 P_RUN = "mixed, every interval"
 P_END = "mixed, last 3 intervals"
 SWR_ITEMS = ("scans", "rows", "tree_rejects", "invisible")
-STORE_GAUGES = ("entries", "versions", "bytes_used", "full")
+STORE_GAUGES = ("entries", "versions", "bytes_used", "is_full")
 STORE_COUNTERS = ("versions_recorded", "versions_collected", "chains_rebuilt", "gc_runs",
                   "fallbacks")
 STORE_COLS = STORE_GAUGES + STORE_COUNTERS
@@ -225,7 +225,10 @@ def acceptance(before, after):
 def mvstore_row(ctx):
     cur = ctx.connect("run").cursor()
     cur.execute("SELECT * FROM abtree_mvstore")
-    return dict(zip([d[0] for d in cur.description], cur.fetchone()))
+    row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+    if "full" in row:               # the column's name before 02dd0fe
+        row["is_full"] = row.pop("full")
+    return row
 
 
 def inserted_rows(ctx):

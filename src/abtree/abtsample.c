@@ -255,11 +255,12 @@ abt_seed_prng(pg_prng_state *prng, bool has_seed, float8 seed)
 }
 
 /*
- * Is there any entry of positive weight in the range?  Walks the leaves
- * from the range's start; used only when draws keep being rejected.
+ * Is there any entry of positive weight in the range that rd's snapshot
+ * does not rule out?  Walks the leaves from the range's start; used only
+ * when draws keep being rejected.
  */
 static bool
-abt_range_has_weight(Relation rel, AbtSampleRange *range)
+abt_range_has_weight(Relation rel, AbtSampleRange *range, MvsReader *rd)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	AbtKey	   *start = palloc(sizeof(AbtKey));
@@ -283,9 +284,14 @@ abt_range_has_weight(Relation rel, AbtSampleRange *range)
 		{
 			if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
 				past = true;
-			else if (abt_leaf_effective_weight((IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
-											   info->weighted) > 0)
-				found = true;
+			else
+			{
+				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+				/* what the draws weigh: not the entries the snapshot rules out */
+				found = abt_leaf_effective_weight(itup, info->weighted) > 0 &&
+					!mvs_xid_invisible(rd, abt_leaf_xmin(itup));
+			}
 		}
 		if (found || past || AbtPageIsRightmost(opaque))
 			break;
@@ -323,7 +329,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 			if (++rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (i + 1))
 			{
 				/* nothing to draw: no samples, no error */
-				if (!abt_range_has_weight(rel, range))
+				if (!abt_range_has_weight(rel, range, &rd))
 					return;
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -57,7 +57,9 @@ SELECT round(sum((o - n / 20.0) ^ 2 / (n / 20.0))::numeric, 2), n,
   FROM counts, tot GROUP BY n;
 });
 	note("seed $seed: chi-square $chi2 over $n draws of old keys, $during new rows so far");
-	ok($n > 10000, "seed $seed: most draws land on old keys");
+	# the share of old keys shrinks as fast as the inserters go; 2000 draws
+	# leave 100 expected per range, plenty for the chi-square
+	ok($n >= 2000, "seed $seed: enough draws of old keys to test ($n)");
 	cmp_ok($chi2, '<', 43.82, "seed $seed: old keys drawn uniformly while inserts run");
 }
 
