@@ -132,14 +132,14 @@ SELECT count(*) AS orders_this_snapshot_sees FROM orders;
 SELECT dblink_exec(format('dbname=%s host=%s port=%s', current_database(),
 						  split_part(current_setting('unix_socket_directories'), ',', 1),
 						  current_setting('port')),
-	$$DO $i$ BEGIN
+	$outer$DO $$ BEGIN
 	  FOR t IN 1..200 LOOP
 	    INSERT INTO orders (customer_id, placed_at, status, amount, quantity)
-	    SELECT 2, timestamptz '2025-07-01' + i * interval '1 second', 'new', 5, 50
+	    SELECT 2, timestamptz '2025-07-01' + i * interval '1 second', 'new', 5, 100
 	      FROM generate_series(1, 100) i;
 	    COMMIT;
 	  END LOOP;
-	END $i$$$) AS other_session;
+	END $$$outer$) AS other_session;
 SELECT versions, bytes_used FROM abtree_mvstore;
 -- rows TABLESAMPLE swr returned and draws it redrew, server-wide so far
 CREATE FUNCTION pg_temp.swr_counts(OUT rows bigint, OUT redrawn bigint) LANGUAGE sql AS $$

@@ -21,7 +21,7 @@ echo "cluster in $ABT_CLUSTER_DIR, port $PGPORT"
 psql_demo() { abt_as_postgres psql -X -v ON_ERROR_STOP=1 -f "$1"; }
 psql_demo "$ABT_ROOT/demo/demo.sql"
 
-abt_log "9. crash the server (pg_ctl stop -m immediate) and restart it"
+abt_log "10. crash the server (pg_ctl stop -m immediate) and restart it"
 runuser -u postgres -- "$ABT_CLUSTER_BINDIR/pg_ctl" -D "$ABT_CLUSTER_DIR/data" -m immediate -w stop >/dev/null
 log_offset=$(stat -c %s "$ABT_CLUSTER_DIR/server.log")
 runuser -u postgres -- "$ABT_CLUSTER_BINDIR/pg_ctl" -D "$ABT_CLUSTER_DIR/data" \
