@@ -163,6 +163,9 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 
 	abt_init_page(left, opaque->level, flags);
 	abt_init_page(right, opaque->level, flags);
+	/* both halves keep the leaf's newest valid xid (abt_leaf_note_xid) */
+	((PageHeader) left)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
+	((PageHeader) right)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
 	AbtPageGetOpaque(left)->prev = opaque->prev;
 	AbtPageGetOpaque(left)->next = rightblk;
 	AbtPageGetOpaque(left)->sid = opaque->sid + 1;

@@ -391,6 +391,7 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 		MarkBufferDirty(path[k]);
 	}
 	abt_set_leaf_xmin(itup, xid);
+	abt_leaf_note_xid(page, xid);
 	AbtPageGetOpaque(page)->sid++;
 	abt_leaf_update_invalid_flag(page);
 	MarkBufferDirty(leaf);

@@ -340,6 +340,22 @@ extern void abt_desc_vacuum(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_mark_valid(StringInfo buf, XLogReaderState *record);
 extern void abt_mask(char *pagedata, BlockNumber blkno);
 
+/*
+ * Leaves keep in pd_prune_xid (unused by index pages otherwise) the newest
+ * xid that marked one of their entries valid, so that a sampler whose
+ * snapshot's xmin follows it can skip looking at each entry's xid
+ * (src/mvstore/README).  Splits copy it to both halves; redo keeps it.
+ */
+static inline void
+abt_leaf_note_xid(Page page, TransactionId xid)
+{
+	PageHeader	ph = (PageHeader) page;
+
+	if (!TransactionIdIsNormal(ph->pd_prune_xid) ||
+		TransactionIdPrecedes(ph->pd_prune_xid, xid))
+		ph->pd_prune_xid = xid;
+}
+
 /* abtpage.c: leaf validity */
 extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);
 extern void abt_leaf_update_invalid_flag(Page page);

@@ -81,7 +81,8 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	if (range && !abt_item_in_range(rel, range, page, off))
 		return 0;
 	if (rd)
-		return mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight);
+		return mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight,
+						  AbtPivotGetAux(itup)->rid);
 	return AbtPivotGetAux(itup)->weight;
 }
 
@@ -104,7 +105,8 @@ abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	 * the page, positions would no longer match weights, hence the flag.)
 	 */
 	if (AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
-		(rd == NULL || !rd->active) && !(opaque->flags & ABTP_HAS_INVALID))
+		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
+		!(opaque->flags & ABTP_HAS_INVALID))
 	{
 		int			n = maxoff - AbtFirstDataOffset(opaque) + 1;
 

@@ -303,6 +303,7 @@ abt_redo_mark_valid(XLogReaderState *record)
 
 		abt_set_leaf_xmin((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)),
 						  xlrec->xid);
+		abt_leaf_note_xid(page, xlrec->xid);
 		AbtPageGetOpaque(page)->sid++;
 		abt_leaf_update_invalid_flag(page);
 		abt_redo_finish(record, bufs[0]);

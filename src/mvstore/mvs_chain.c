@@ -20,6 +20,7 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 static void
@@ -167,6 +168,9 @@ mvs_writer_begin(MvsWriter *wr, Relation rel)
 static void
 mvs_writer_undo(MvsWriter *wr)
 {
+	/* readers' caches must not trust a chain that got lighter (README) */
+	if (wr->ndone > 0)
+		pg_atomic_fetch_add_u64(&mvs->lowered, 1);
 	for (int k = 0; k < wr->ndone; k++)
 	{
 		MvsTag		tag = wr->base;
@@ -436,6 +440,7 @@ mvs_forget(Relation rel, BlockNumber child, MvsDelta *deltas, int n)
 	hash = mvs_hash(&tag);
 	if (pg_atomic_read_u32(mvs_blockfilter_for(hash)) == 0)
 		return;
+	pg_atomic_fetch_add_u64(&mvs->lowered, 1);
 	LWLockAcquire(mvs_lock_for(hash), LW_EXCLUSIVE);
 	e = mvs_find(&tag, hash);
 	for (int k = 0; e && k < n; k++)
@@ -455,6 +460,22 @@ mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap)
 	mvs_tag_base(&rd->base, rel);
 	rd->relslot = mvs != NULL ? mvs_relslot(&rd->base) : 0;
 	rd->lookups = 0;
+	rd->cxt = CurrentMemoryContext;
+	rd->cache = NULL;
+}
+
+/*
+ * Can no entry of this leaf be invisible to the reader?  Leaves keep in
+ * pd_prune_xid the newest xid that marked one of their entries valid
+ * (abt_leaf_note_xid); a snapshot whose xmin follows it sees them all.
+ */
+bool
+mvs_leaf_all_visible(MvsReader *rd, Page leaf)
+{
+	TransactionId newest = ((PageHeader) leaf)->pd_prune_xid;
+
+	return !rd->active || !TransactionIdIsNormal(newest) ||
+		TransactionIdPrecedes(newest, rd->snap->xmin);
 }
 
 /* Is xid one of the transactions the snapshot lists as running? */
@@ -538,25 +559,37 @@ mvs_chain_invisible(MvsReader *rd, MvsEntry *e)
 }
 
 /*
- * The weight of the downlink to child, *weight on a page the caller holds
- * share-locked, as the reader's snapshot sees it.  Lock-free when the
- * presence filters say no chain can exist; the weight is read before the
- * filters, which writers raise before they add (README).
+ * The weight of the downlink to child, *weight (with RID rid) on a page
+ * the caller holds share-locked, as the reader's snapshot sees it.
+ * Lock-free when the presence filters say no chain can exist; the weight
+ * is read before the filters, which writers raise before they add
+ * (README).  A downlink weighed before, whose stored weight and RID have
+ * not changed since while no chain was lowered, weighs what it weighed.
  */
 uint64
-mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight)
+mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid)
 {
 	uint64		w = *(volatile uint64 *) weight;
 	MvsTag		tag;
 	uint32		hash;
 	MvsEntry   *e;
 	int64		inv = 0;
+	uint64		epoch;
+	uint64		seen;
+	MvsCacheSlot *slot = NULL;
 
 	if (!rd->active || mvs == NULL)
 		return w;
 	pg_read_barrier();
 	if (pg_atomic_read_u32(&mvs->relfilter[rd->relslot]) == 0)
 		return w;
+	epoch = pg_atomic_read_u64(&mvs->lowered);
+	if (rd->cache)
+	{
+		slot = &rd->cache[child & (MVS_READER_CACHE - 1)];
+		if (slot->blk == child && slot->rid == rid && slot->w == w && slot->epoch == epoch)
+			return slot->seen;
+	}
 	tag = rd->base;
 	tag.blk = child;
 	hash = mvs_hash(&tag);
@@ -570,7 +603,19 @@ mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight)
 	w = *(volatile uint64 *) weight;
 	LWLockRelease(mvs_lock_for(hash));
 	rd->lookups++;
-	if (inv <= 0)
-		return w;
-	return (uint64) inv >= w ? 0 : w - (uint64) inv;
+	seen = inv <= 0 ? w : (uint64) inv >= w ? 0 : w - (uint64) inv;
+
+	if (rd->cache == NULL)
+	{
+		rd->cache = MemoryContextAlloc(rd->cxt, sizeof(MvsCacheSlot) * MVS_READER_CACHE);
+		for (int i = 0; i < MVS_READER_CACHE; i++)
+			rd->cache[i].blk = InvalidBlockNumber;
+		slot = &rd->cache[child & (MVS_READER_CACHE - 1)];
+	}
+	slot->blk = child;
+	slot->rid = rid;
+	slot->epoch = epoch;
+	slot->w = w;
+	slot->seen = seen;
+	return seen;
 }

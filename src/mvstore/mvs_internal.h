@@ -66,6 +66,7 @@ typedef struct MvsShared
 	pg_atomic_uint64 gc_runs;
 	pg_atomic_uint64 fallbacks; /* passes and rebuilds left unrecorded */
 	pg_atomic_uint64 lookups;	/* chains read by samplers */
+	pg_atomic_uint64 lowered;	/* chains lowered by VACUUM or an undo */
 
 	pg_atomic_uint32 relfilter[MVS_RELFILTER];
 	pg_atomic_uint32 blockfilter[MVS_BLOCKFILTER];

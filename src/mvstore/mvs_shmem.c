@@ -119,6 +119,7 @@ mvs_shmem_startup(void)
 	pg_atomic_init_u64(&mvs->gc_runs, 0);
 	pg_atomic_init_u64(&mvs->fallbacks, 0);
 	pg_atomic_init_u64(&mvs->lookups, 0);
+	pg_atomic_init_u64(&mvs->lowered, 0);
 	for (int i = 0; i < MVS_RELFILTER; i++)
 		pg_atomic_init_u32(&mvs->relfilter[i], 0);
 	for (int i = 0; i < MVS_BLOCKFILTER; i++)

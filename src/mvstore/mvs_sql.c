@@ -102,7 +102,8 @@ mvs_check_page_sum(MvsReader *rd, Page page, bool weighted)
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
 		if (!AbtPageIsLeaf(opaque))
-			sum += mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight);
+			sum += mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight,
+							  AbtPivotGetAux(itup)->rid);
 		else if (!mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
 			sum += abt_leaf_effective_weight(itup, weighted);
 	}
@@ -149,7 +150,8 @@ mvs_check_internal(Relation rel, MvsReader *rd, BlockNumber blk, Page copy,
 			Page		ppage = BufferGetPage(pbuf);
 			IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, poff));
 			uint64		raw = AbtPivotGetAux(dl)->weight;
-			uint64		seen = mvs_weight(rd, child, &AbtPivotGetAux(dl)->weight);
+			uint64		seen = mvs_weight(rd, child, &AbtPivotGetAux(dl)->weight,
+										 AbtPivotGetAux(dl)->rid);
 
 			c->downlinks++;
 			if (seen < raw)

@@ -55,15 +55,32 @@ typedef struct MvsWriter
 	uint64		w;				/* the weight of the pass */
 } MvsWriter;
 
+/*
+ * A reader's memory of downlinks it weighed: valid while the downlink's
+ * stored weight and RID and the store's count of lowered chains are those
+ * it saw (README, "The reader's cache").
+ */
+typedef struct MvsCacheSlot
+{
+	BlockNumber blk;
+	uint16		rid;
+	uint64		epoch;
+	uint64		w;				/* the stored weight */
+	uint64		seen;			/* the weight for the snapshot */
+} MvsCacheSlot;
+
+#define MVS_READER_CACHE	4096	/* slots, a power of two */
+
 /* A sampler's view: its snapshot, and the index it reads. */
 typedef struct MvsReader
 {
 	bool		active;			/* subtract invisible deltas */
 	Snapshot	snap;
-	TransactionId own;			/* our top-level xid, if any */
 	MvsTag		base;
 	uint32		relslot;
-	uint64		lookups;		/* chains read (statistics) */
+	uint64		lookups;		/* chains read under their lock */
+	MemoryContext cxt;			/* where the cache is allocated */
+	MvsCacheSlot *cache;		/* NULL until the first lookup */
 } MvsReader;
 
 /* GUCs */
@@ -88,8 +105,9 @@ extern int	mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weigh
 
 /* mvs_chain.c: readers (samplers, range weights, checks) */
 extern void mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap);
-extern uint64 mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight);
+extern uint64 mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid);
 extern bool mvs_xid_invisible(MvsReader *rd, TransactionId xid);
+extern bool mvs_leaf_all_visible(MvsReader *rd, Page leaf);
 
 /* mvs_gc.c */
 extern void mvs_register_gc_worker(void);
