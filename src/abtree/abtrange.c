@@ -46,14 +46,8 @@ abt_weight_before(Page page, OffsetNumber end, bool weighted, MvsReader *rd)
 
 	for (off = AbtFirstDataOffset(opaque); off < end; off++)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-		if (!AbtPageIsLeaf(opaque))
-			sum += rd ? mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight,
-								  AbtPivotGetAux(itup)->rid)
-				: AbtPivotGetAux(itup)->weight;
-		else if (rd == NULL || !mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
-			sum += abt_leaf_effective_weight(itup, weighted);
+		sum += mvs_item_weight(rd, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+							   AbtPageIsLeaf(opaque), weighted);
 	}
 	return sum;
 }

@@ -74,16 +74,11 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 			return 0;
 		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
 			return 0;
-		if (rd && mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
-			return 0;
-		return abt_leaf_effective_weight(itup, info->weighted);
+		return mvs_item_weight(rd, itup, true, info->weighted);
 	}
 	if (range && !abt_item_in_range(rel, range, page, off))
 		return 0;
-	if (rd)
-		return mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight,
-						  AbtPivotGetAux(itup)->rid);
-	return AbtPivotGetAux(itup)->weight;
+	return mvs_item_weight(rd, itup, false, info->weighted);
 }
 
 /*

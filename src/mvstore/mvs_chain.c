@@ -313,32 +313,55 @@ mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weighted, MvsDel
 	return mvs_deltas_normalize(out, n);
 }
 
-/* Append the current deltas of child's chain to *d. */
-static void
+/*
+ * Grow *d to hold more deltas, without raising an ERROR: a rebuild must
+ * not fail half way (README, rule 3).  False if memory ran out.
+ */
+static bool
+mvs_grow_deltas(MvsDelta **d, int *cap)
+{
+	MvsDelta   *bigger = palloc_extended(sizeof(MvsDelta) * *cap * 2, MCXT_ALLOC_NO_OOM);
+
+	if (bigger == NULL)
+		return false;
+	memcpy(bigger, *d, sizeof(MvsDelta) * *cap);
+	pfree(*d);
+	*d = bigger;
+	*cap *= 2;
+	return true;
+}
+
+/*
+ * Append the current deltas of child's chain to *d.  False if memory ran
+ * out (the caller then installs an empty chain, which is always safe).
+ */
+static bool
 mvs_copy_chain(const MvsTag *tag, MvsDelta **d, int *n, int *cap)
 {
 	uint32		hash = mvs_hash(tag);
 	TransactionId h = mvs_horizon();
+	bool		ok = true;
 	MvsEntry   *e;
 
 	if (pg_atomic_read_u32(mvs_blockfilter_for(hash)) == 0)
-		return;
+		return true;
 	LWLockAcquire(mvs_lock_for(hash), LW_SHARED);
 	e = mvs_find(tag, hash);
-	for (uint32 i = e ? e->newest : MVS_NIL; i != MVS_NIL; i = mvs_nodes[i].older)
+	for (uint32 i = e ? e->newest : MVS_NIL; i != MVS_NIL && ok; i = mvs_nodes[i].older)
 	{
 		if (TransactionIdPrecedes(mvs_nodes[i].xid, h))
 			break;
-		if (*n == *cap)
+		if (*n == *cap && !mvs_grow_deltas(d, cap))
+			ok = false;
+		else
 		{
-			*cap *= 2;
-			*d = repalloc(*d, sizeof(MvsDelta) * *cap);
+			(*d)[*n].xid = mvs_nodes[i].xid;
+			(*d)[*n].delta = mvs_nodes[i].delta;
+			(*n)++;
 		}
-		(*d)[*n].xid = mvs_nodes[i].xid;
-		(*d)[*n].delta = mvs_nodes[i].delta;
-		(*n)++;
 	}
 	LWLockRelease(mvs_lock_for(hash));
+	return ok;
 }
 
 /* Replace the chain of tag by the deltas d (normalized). */
@@ -392,33 +415,41 @@ mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted)
 	MvsDelta   *d;
 	int			n = 0;
 	int			cap = MaxIndexTuplesPerPage;
+	bool		ok;
 
 	if (mvs == NULL || RecoveryInProgress())
 		return;
 	mvs_tag_base(&tag, rel);
-	d = palloc(sizeof(MvsDelta) * cap);
-	if (AbtPageIsLeaf(opaque))
+
+	/*
+	 * Nothing below may raise an ERROR: the downlink was recomputed already,
+	 * and its old chain must not outlive that.  Out of memory, the chain is
+	 * emptied instead.
+	 */
+	d = palloc_extended(sizeof(MvsDelta) * cap, MCXT_ALLOC_NO_OOM);
+	ok = d != NULL;
+	if (ok && AbtPageIsLeaf(opaque))
 		n = mvs_collect_leaf(childpage, NULL, 0, weighted, d);
-	else
+	else if (ok && pg_atomic_read_u32(&mvs->relfilter[mvs_relslot(&tag)]) != 0)
 	{
 		MvsTag		below = tag;
 
-		if (pg_atomic_read_u32(&mvs->relfilter[mvs_relslot(&tag)]) != 0)
+		for (OffsetNumber off = AbtFirstDataOffset(opaque);
+			 ok && off <= PageGetMaxOffsetNumber(childpage); off++)
 		{
-			for (OffsetNumber off = AbtFirstDataOffset(opaque);
-				 off <= PageGetMaxOffsetNumber(childpage); off++)
-			{
-				below.blk = AbtDownlinkGetChild((IndexTuple) PageGetItem(childpage,
-																		 PageGetItemId(childpage, off)));
-				mvs_copy_chain(&below, &d, &n, &cap);
-			}
-			n = mvs_deltas_normalize(d, n);
+			below.blk = AbtDownlinkGetChild((IndexTuple) PageGetItem(childpage,
+																	 PageGetItemId(childpage, off)));
+			ok = mvs_copy_chain(&below, &d, &n, &cap);
 		}
+		n = ok ? mvs_deltas_normalize(d, n) : 0;
 	}
+	if (!ok)
+		n = 0;
 	tag.blk = child;
 	if (n > 0 || pg_atomic_read_u32(mvs_blockfilter_for(mvs_hash(&tag))) != 0)
 		mvs_install(&tag, d, n);
-	pfree(d);
+	if (d)
+		pfree(d);
 	pg_atomic_fetch_add_u64(&mvs->rebuilt, 1);
 }
 
@@ -618,4 +649,21 @@ mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid)
 	slot->w = w;
 	slot->seen = seen;
 	return seen;
+}
+
+/*
+ * What an item of a page weighs for the reader: a leaf entry nothing if
+ * its transaction is invisible to the snapshot, a downlink its weight
+ * minus the invisible deltas.  With rd NULL, the stored weights.
+ */
+uint64
+mvs_item_weight(MvsReader *rd, IndexTuple itup, bool leaf, bool weighted)
+{
+	AbtPivotAux *aux;
+
+	if (leaf)
+		return rd && mvs_xid_invisible(rd, abt_leaf_xmin(itup)) ? 0 :
+			abt_leaf_effective_weight(itup, weighted);
+	aux = AbtPivotGetAux(itup);
+	return rd ? mvs_weight(rd, AbtDownlinkGetChild(itup), &aux->weight, aux->rid) : aux->weight;
 }

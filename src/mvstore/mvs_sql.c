@@ -99,13 +99,8 @@ mvs_check_page_sum(MvsReader *rd, Page page, bool weighted)
 	for (OffsetNumber off = AbtFirstDataOffset(opaque);
 		 off <= PageGetMaxOffsetNumber(page); off++)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-		if (!AbtPageIsLeaf(opaque))
-			sum += mvs_weight(rd, AbtDownlinkGetChild(itup), &AbtPivotGetAux(itup)->weight,
-							  AbtPivotGetAux(itup)->rid);
-		else if (!mvs_xid_invisible(rd, abt_leaf_xmin(itup)))
-			sum += abt_leaf_effective_weight(itup, weighted);
+		sum += mvs_item_weight(rd, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+							   AbtPageIsLeaf(opaque), weighted);
 	}
 	return sum;
 }
