@@ -73,6 +73,21 @@ SET abtree.mvstore = 'maybe';
 SET abtree.mvstore_size = '1GB';
 SET abtree.mvstore_gc_interval = 5;
 SET abtree.mvstore_gc_interval = '1h';
+-- out of range, huge and wrong-type values (SQLSTATEs only: the message
+-- wording differs between PostgreSQL versions)
+\set VERBOSITY sqlstate
+ALTER SYSTEM SET abtree.mvstore_gc_interval = 5;
+ALTER SYSTEM SET abtree.mvstore_gc_interval = -1;
+ALTER SYSTEM SET abtree.mvstore_gc_interval = '2h';
+ALTER SYSTEM SET abtree.mvstore_size = -1;
+ALTER SYSTEM SET abtree.mvstore_size = '1PB';
+ALTER SYSTEM SET abtree.mvstore = 'maybe';
+SELECT * FROM abtree_mvstore_check(4294967296);
+SELECT * FROM abtree_mvstore_check(1.5);
+SELECT abtree_range_weight('mvs_r_k', 1, 2, true, true, 'maybe');
+SELECT abtree_range_weight('mvs_r_k', 1, 2, true, true, 2);
+SELECT abtree_mvstore_collect(1);
+\set VERBOSITY default
 
 -- the collection is for administrators
 CREATE ROLE mvs_nobody;
