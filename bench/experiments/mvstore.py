@@ -10,6 +10,7 @@ import time
 
 from harness import Metric, Stats, Variant, experiment
 from harness.context import PGBENCH_DIR
+from harness import report
 from harness.stats import fmt
 
 INDEX = "a_y"
@@ -62,13 +63,7 @@ def plot_mvstore(exp, ctx, path):
         ax.set_title(title, fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="center right" if ax is rate_ax else "best")
-    fig.suptitle(f"{exp.name} ({exp.figure}), {ctx.mode} mode", fontsize=11)
-    skipped = [f"{n}: {why}" for n, why in ctx.skipped.items()]
-    if skipped:
-        fig.text(0.01, 0.01, "not measured: " + "; ".join(skipped), fontsize=7, wrap=True)
-    fig.tight_layout(rect=(0, 0.06 if skipped else 0, 1, 1))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    report.finish_figure(fig, exp, ctx, path)
 
 
 @experiment(

@@ -191,6 +191,12 @@ def plot(exp, ctx, path):
     if not exp.logy:    # after all panels are drawn: the y axis is shared
         axes[0][0].set_ylim(bottom=0)
     axes[0][0].set_ylabel(f"{exp.metric.name} ({exp.metric.unit}), median, bars min-max")
+    finish_figure(fig, exp, ctx, path)
+
+
+def finish_figure(fig, exp, ctx, path):
+    """Title, the variants not measured, and the PNG: the end of every plot."""
+    import matplotlib.pyplot as plt
     fig.suptitle(f"{exp.name} ({exp.figure}), {ctx.mode} mode", fontsize=11)
     skipped = [f"{n}: {why}" for n, why in ctx.skipped.items()]
     if skipped:
