@@ -27,6 +27,7 @@ const char *const abt_guc_names[] = {
 	"abtree.mvstore_size",
 	"abtree.range_selectivity",
 	"abtree.swr_index",
+	"abtree.swr_where",
 	"abtree.weight_protocol",
 	NULL
 };
@@ -36,6 +37,15 @@ bool		abt_debug_redo = false;
 
 /* The abtree indexes TABLESAMPLE swr draws through; '' = choose (src/swr). */
 char	   *abt_swr_index = NULL;
+
+/* How TABLESAMPLE swr treats the WHERE clause (src/swr/README). */
+int			abt_swr_where = SWR_WHERE_REDRAW;
+
+static const struct config_enum_entry abt_swr_where_options[] = {
+	{"redraw", SWR_WHERE_REDRAW, false},
+	{"standard", SWR_WHERE_STANDARD, false},
+	{NULL, 0, false}
+};
 
 /* How inserts maintain downlink weights (src/abtree/README). */
 int			abt_weight_protocol = ABT_PROTOCOL_SAFE_PAGE;
@@ -95,6 +105,20 @@ abt_define_gucs(void)
 							   PGC_USERSET,
 							   GUC_LIST_INPUT,
 							   abt_check_swr_index, NULL, NULL);
+
+	/*
+	 * Read when a query is planned: a prepared statement keeps the mode it
+	 * was planned with, and EXPLAIN shows it.
+	 */
+	DefineCustomEnumVariable("abtree.swr_where",
+							 "How TABLESAMPLE swr(n) treats the query's WHERE clause.",
+							 "redraw: n rows that satisfy it, drawing only inside a range on the index's first column and drawing again for rows that fail the rest (paper 000). standard: n draws from the whole table, which WHERE then filters (the SQL standard's sample-then-filter rule).",
+							 &abt_swr_where,
+							 SWR_WHERE_REDRAW,
+							 abt_swr_where_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	/*
 	 * USERSET: the three protocols take their locks in the same order

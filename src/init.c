@@ -19,6 +19,7 @@
 
 #include "abtree/abtree.h"
 #include "mvstore/mvstore.h"
+#include "swr/swr.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -48,6 +49,7 @@ _PG_init(void)
 	abt_register_rmgr();
 	abt_shmem_install_hooks();
 	abt_install_planner_hooks();
+	swr_install_planner_hook();
 	mvs_register_gc_worker();
 
 	abt_preloaded = true;

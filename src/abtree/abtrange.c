@@ -134,20 +134,19 @@ abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type, 
 }
 
 /*
- * The weight of the entries whose first key column is between lo and hi
- * (NULL: unbounded on that side; NULL keys are never in a range).  In index
- * order a range starts at its smaller bound on an ASC column and at its
- * larger one on a DESC column.
+ * The range of entries whose first key column is between lo and hi (NULL:
+ * unbounded on that side; NULL keys are never in a range), as positioned
+ * keys in index order: out->lo is where the range starts, out->hi where it
+ * stops.  In index order a range starts at its smaller bound on an ASC
+ * column and at its larger one on a DESC column, and an open side stops at
+ * the NULLs.
  */
-uint64
-abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
-				 Datum hi, bool hi_null, bool hi_incl, struct MvsReader *rd)
+void
+abt_range_bounds(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
+				 Datum hi, bool hi_null, bool hi_incl, AbtSampleRange *out)
 {
 	bool		desc = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
 	bool		nulls_first = (rel->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
-	AbtKey	   *key = palloc(sizeof(AbtKey));
-	uint64		start;
-	uint64		end;
 
 	/* the bound met first in index order, and whether it is included */
 	Datum		first = desc ? hi : lo;
@@ -157,28 +156,32 @@ abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 	bool		last_null = desc ? lo_null : hi_null;
 	bool		last_incl = desc ? lo_incl : hi_incl;
 
+	out->has_lo = !first_null || nulls_first;
 	if (!first_null)
-	{
-		abt_position_key(rel, key, first, false, type, !first_incl);
-		start = abt_prefix_weight(rel, key, rd);
-	}
+		abt_position_key(rel, &out->lo, first, false, type, !first_incl);
 	else if (nulls_first)
-	{
-		abt_position_key(rel, key, (Datum) 0, true, type, true);
-		start = abt_prefix_weight(rel, key, rd);
-	}
-	else
-		start = 0;
+		abt_position_key(rel, &out->lo, (Datum) 0, true, type, true);
 
+	out->has_hi = !last_null || !nulls_first;
 	if (!last_null)
-		abt_position_key(rel, key, last, false, type, last_incl);
-	else
-		abt_position_key(rel, key, (Datum) 0, true, type, nulls_first);
-	if (last_null && nulls_first)
-		end = abt_root_weight(rel, rd);
-	else
-		end = abt_prefix_weight(rel, key, rd);
-	pfree(key);
+		abt_position_key(rel, &out->hi, last, false, type, last_incl);
+	else if (!nulls_first)
+		abt_position_key(rel, &out->hi, (Datum) 0, true, type, false);
+}
+
+/* The weight of the entries in the range of abt_range_bounds(). */
+uint64
+abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
+				 Datum hi, bool hi_null, bool hi_incl, struct MvsReader *rd)
+{
+	AbtSampleRange *range = palloc(sizeof(AbtSampleRange));
+	uint64		start;
+	uint64		end;
+
+	abt_range_bounds(rel, type, lo, lo_null, lo_incl, hi, hi_null, hi_incl, range);
+	start = range->has_lo ? abt_prefix_weight(rel, &range->lo, rd) : 0;
+	end = range->has_hi ? abt_prefix_weight(rel, &range->hi, rd) : abt_root_weight(rel, rd);
+	pfree(range);
 	return end > start ? end - start : 0;
 }
 

@@ -294,6 +294,7 @@ struct MvsReader;
 extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
 						   struct MvsReader *rd, ItemPointer result);
 extern uint64 abt_total_weight(Relation rel);
+extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
@@ -305,6 +306,8 @@ extern void abt_install_planner_hooks(void);
 /* abtrange.c */
 extern void abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type,
 							 bool nextkey);
+extern void abt_range_bounds(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
+							 Datum hi, bool hi_null, bool hi_incl, AbtSampleRange *out);
 extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 							   Datum hi, bool hi_null, bool hi_incl, struct MvsReader *rd);
 

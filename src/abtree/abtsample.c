@@ -205,6 +205,26 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 	}
 }
 
+/*
+ * The weight abt_sample_one() spreads its u over: the root's items as the
+ * reader sees them, restricted to the range.  It bounds the weight of the
+ * entries a draw can return, and a caller choosing between several indexes
+ * (the partitions of a table) weighs each by it, so that every entry keeps
+ * its probability w / (sum over the indexes).
+ */
+double
+abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
+{
+	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	double		total;
+
+	if (!BufferIsValid(buf))
+		return 0;
+	total = abt_range_page_weight(rel, abt_index_info(rel), range, rd, BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+	return total;
+}
+
 /* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
 
 #define ABT_SAMPLE_MAX_N		10000000
@@ -393,12 +413,10 @@ abtree_sample_tids_range(PG_FUNCTION_ARGS)
 
 	if (!OidIsValid(type))
 		type = get_fn_expr_argtype(fcinfo->flinfo, 4);
-	range->has_lo = !PG_ARGISNULL(3);
-	range->has_hi = !PG_ARGISNULL(4);
-	if (range->has_lo)
-		abt_position_key(rel, &range->lo, PG_GETARG_DATUM(3), false, type, false);
-	if (range->has_hi)
-		abt_position_key(rel, &range->hi, PG_GETARG_DATUM(4), false, type, true);
+	abt_range_bounds(rel, type,
+					 PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3), PG_ARGISNULL(3), true,
+					 PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4), true,
+					 range);
 
 	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
 	abt_sample_into(fcinfo, rel, n, &prng, range);

@@ -23,8 +23,38 @@
  */
 #define SWR_MAX_N				1000000000
 
+/* How swr(n) treats the query's WHERE clause: abtree.swr_where. */
+typedef enum SwrWhere
+{
+	SWR_WHERE_REDRAW,			/* n rows that satisfy it: failures redrawn */
+	SWR_WHERE_STANDARD			/* SQL standard: n draws, then WHERE filters */
+} SwrWhere;
+
+extern int	abt_swr_where;
+
+/* Positions in the custom_private list of a "Custom Scan (swr)" plan. */
+#define SWR_PRIV_WHERE			0	/* Integer: SwrWhere */
+#define SWR_PRIV_HAS_SEED		1	/* Boolean: REPEATABLE's seed follows n */
+#define SWR_PRIV_TABLES			2	/* OID list: the tables to draw from */
+#define SWR_PRIV_RANGE_ATTNOS	3	/* int list: range candidates' columns */
+#define SWR_PRIV_RANGE_OPNOS	4	/* OID list: their operators */
+#define SWR_PRIV_RANGE_COLLS	5	/* OID list: their collations */
+
+struct CustomScanMethods;
+extern const struct CustomScanMethods swr_scan_methods;
+
 /* swr_index.c */
 extern bool swr_parse_index_names(const char *value, List **names);
 extern Relation swr_open_index(Relation heaprel);
+extern const char *swr_weight_column(Relation index);
+extern char *swr_describe(Relation index);
+
+/* swr_plan.c */
+extern void swr_install_planner_hook(void);
+
+/* swr_tsm.c */
+struct TableSampleClause;
+extern bool swr_is_swr_tablesample(struct TableSampleClause *tsc);
+extern int64 swr_sample_size(Datum param);
 
 #endif							/* SWR_H */

@@ -244,7 +244,24 @@ swr_weighting(Relation index)
 	return heapattno > 0 ? heapattno : -1;
 }
 
-static char *
+/*
+ * How an index weighs rows, comparable across tables (the partitions of a
+ * table may number their columns differently): NULL when every row weighs
+ * 1, else the name of the weight's table column, or "" for an expression.
+ */
+const char *
+swr_weight_column(Relation index)
+{
+	AttrNumber	heapattno = swr_weighting(index);
+
+	if (heapattno == 0)
+		return NULL;
+	if (heapattno < 0)
+		return "";
+	return get_attname(index->rd_index->indrelid, heapattno, false);
+}
+
+char *
 swr_describe(Relation index)
 {
 	AbtIndexInfo *info = abt_index_info(index);

@@ -1,0 +1,216 @@
+--
+-- TABLESAMPLE swr and WHERE: key-range sampling, redrawing rows that fail
+-- the clause (abtree.swr_where = redraw, the default) or filtering the n
+-- draws as the SQL standard says (standard); EXPLAIN; partitioned tables
+-- and inheritance parents; system columns, joins and prepared statements.
+-- The distributions are tested in swr_stats.sql.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+CREATE TABLE swr_w (id int, k int, v int, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO swr_w SELECT i, i % 1000, i % 7, 'x' FROM generate_series(1, 10000) i;
+CREATE INDEX swr_w_k ON swr_w USING abtree (k);
+
+-- EXPLAIN ANALYZE's draw counts as numbers (JSON), for checks that do not
+-- depend on the tree's shape
+CREATE FUNCTION swr_counts(query text,
+  OUT rows bigint, OUT draws bigint, OUT invisible bigint, OUT by_index bigint,
+  OUT by_filter bigint, OUT removed bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO p;
+  p := p -> 0 -> 'Plan';
+  WHILE p ->> 'Node Type' <> 'Custom Scan' LOOP
+    p := p -> 'Plans' -> 0;
+  END LOOP;
+  rows := p ->> 'Actual Rows';
+  draws := p ->> 'Draws';
+  invisible := p ->> 'Draws Invisible';
+  by_index := p ->> 'Draws Rejected by Index';
+  by_filter := p ->> 'Draws Rejected by Filter';
+  removed := coalesce((p ->> 'Rows Removed by Filter')::bigint, 0);
+END $$;
+-- EXPLAIN ANALYZE in text, numbers masked
+CREATE FUNCTION swr_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    RETURN NEXT regexp_replace(line, '\d+', 'N', 'g');
+  END LOOP;
+END $$;
+
+-- key ranges: n rows, all inside, whatever the shape of the range
+SELECT count(*) AS rows, bool_and(k BETWEEN 100 AND 199) AS inside
+  FROM swr_w TABLESAMPLE swr(500) WHERE k BETWEEN 100 AND 199;
+SELECT count(*) AS rows, bool_and(k > 990) AS inside
+  FROM swr_w TABLESAMPLE swr(500) WHERE k > 990;
+SELECT count(*) AS rows, bool_and(k < 3) AS inside
+  FROM swr_w TABLESAMPLE swr(500) WHERE 3 > k;
+SELECT count(*) AS rows, bool_and(k = 5) AS inside
+  FROM swr_w TABLESAMPLE swr(500) WHERE k = 5;
+SELECT count(*) AS rows, bool_and(k >= 10 AND k < 20) AS inside
+  FROM swr_w TABLESAMPLE swr(500) WHERE k >= 10 AND k < 20 AND k >= 0 AND k < 900;
+-- a range holds no row: no rows, no hang
+SELECT count(*) FROM swr_w TABLESAMPLE swr(500) WHERE k BETWEEN 5000 AND 6000;
+SELECT count(*) FROM swr_w TABLESAMPLE swr(500) WHERE k < -1;
+-- the range draws only inside it: no draw is rejected by the filter
+SELECT rows, by_filter, removed, draws - invisible - by_index - by_filter = rows AS balanced
+  FROM swr_counts('SELECT * FROM swr_w TABLESAMPLE swr(300) REPEATABLE (1) WHERE k BETWEEN 100 AND 199');
+
+-- other clauses: rows that fail them are drawn again, so still n rows
+SELECT count(*) AS rows, bool_and(v = 3 AND k < 300) AS all_match
+  FROM swr_w TABLESAMPLE swr(500) WHERE k < 300 AND v = 3;
+SELECT count(*) AS rows, bool_and(id % 10 = 0) AS all_match
+  FROM swr_w TABLESAMPLE swr(500) WHERE id % 10 = 0;
+SELECT rows, by_filter > 0 AS redrawn, by_filter = removed AS counted_as_removed,
+       draws - invisible - by_index - by_filter = rows AS balanced
+  FROM swr_counts('SELECT * FROM swr_w TABLESAMPLE swr(300) REPEATABLE (1) WHERE v = 3');
+-- nothing satisfies WHERE: no rows
+SELECT count(*) FROM swr_w TABLESAMPLE swr(100) WHERE v = 99;
+SELECT count(*) FROM swr_w TABLESAMPLE swr(100) WHERE k < 50 AND v = 99;
+-- REPEATABLE still repeats
+SELECT (SELECT array_agg(id) FROM swr_w TABLESAMPLE swr(50) REPEATABLE (9) WHERE k < 500 AND v = 1) =
+       (SELECT array_agg(id) FROM swr_w TABLESAMPLE swr(50) REPEATABLE (9) WHERE k < 500 AND v = 1)
+       AS repeatable;
+
+-- EXPLAIN shows the index, the range, the mode; ANALYZE the draws
+EXPLAIN (COSTS OFF)
+  SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k BETWEEN 100 AND 199 AND v = 3;
+SELECT * FROM swr_explain('SELECT * FROM swr_w TABLESAMPLE swr(100) REPEATABLE (1) WHERE k < 100 AND v = 3');
+EXPLAIN (COSTS OFF, FORMAT YAML) SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k = 7;
+-- a range on another column, or an operator outside the index's family, is
+-- not a key range: it is checked as a filter
+EXPLAIN (COSTS OFF) SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE v < 3 AND k <> 5;
+-- the planner expects n rows: every row returned satisfies WHERE
+SELECT (swr_counts).rows FROM (SELECT swr_counts('SELECT * FROM swr_w TABLESAMPLE swr(77) WHERE k < 10')) s;
+
+-- bounds known only at execution: parameters of a generic plan, LATERAL
+SET plan_cache_mode = force_generic_plan;
+PREPARE swr_q(int, int) AS
+  SELECT count(*) AS rows, bool_and(k >= $1 AND k < $2) AS inside
+    FROM swr_w TABLESAMPLE swr(200) WHERE k >= $1 AND k < $2;
+EXECUTE swr_q(10, 20);
+EXECUTE swr_q(900, 901);
+EXECUTE swr_q(20, 10);
+EXECUTE swr_q(NULL, 10);
+EXPLAIN (COSTS OFF) EXECUTE swr_q(10, 20);
+DEALLOCATE swr_q;
+RESET plan_cache_mode;
+SELECT g, s.rows, s.inside
+  FROM generate_series(1, 3) g,
+       LATERAL (SELECT count(*) AS rows, bool_and(k < g * 10) AS inside
+                  FROM swr_w TABLESAMPLE swr(g * 5) WHERE k < g * 10) s;
+
+-- the standard's rule: n draws from the whole table, then WHERE filters
+SET abtree.swr_where = standard;
+SELECT count(*) < 100 AS filtered, bool_and(k < 100) AS all_match
+  FROM swr_w TABLESAMPLE swr(100) REPEATABLE (4) WHERE k < 100;
+SELECT count(*) FROM swr_w TABLESAMPLE swr(100) WHERE v = 99;
+SELECT count(*) FROM swr_w TABLESAMPLE swr(100) WHERE true;
+SELECT rows + removed AS draws_used, by_filter = removed AS counted
+  FROM swr_counts('SELECT * FROM swr_w TABLESAMPLE swr(300) REPEATABLE (1) WHERE v = 3');
+EXPLAIN (COSTS OFF) SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k < 100;
+SELECT * FROM swr_explain('SELECT * FROM swr_w TABLESAMPLE swr(100) REPEATABLE (1) WHERE k < 100');
+-- a plan keeps the mode it was planned with
+PREPARE swr_std AS SELECT count(*) FROM swr_w TABLESAMPLE swr(100) REPEATABLE (4) WHERE k < 100;
+RESET abtree.swr_where;
+EXECUTE swr_std;
+DEALLOCATE swr_std;
+SET abtree.swr_where = sideways;
+
+-- NULL keys are never in a range; a DESC index; a collation
+CREATE TABLE swr_n (id int, k int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO swr_n SELECT i, CASE WHEN i % 4 = 0 THEN NULL ELSE i % 50 END, 'w' || (i % 50)
+  FROM generate_series(1, 2000) i;
+CREATE INDEX swr_n_k ON swr_n USING abtree (k DESC NULLS FIRST);
+SELECT count(*) AS rows, count(k) AS not_null, bool_and(k >= 40) AS inside
+  FROM swr_n TABLESAMPLE swr(300) WHERE k >= 40;
+SELECT count(*) AS rows, count(k) AS not_null, bool_and(k < 5) AS inside
+  FROM swr_n TABLESAMPLE swr(300) WHERE k < 5;
+SELECT count(*) AS rows, bool_and(k IS NULL) AS all_null
+  FROM swr_n TABLESAMPLE swr(300) WHERE k IS NULL;
+DROP INDEX swr_n_k;
+CREATE INDEX swr_n_t ON swr_n USING abtree (t COLLATE "C");
+EXPLAIN (COSTS OFF) SELECT * FROM swr_n TABLESAMPLE swr(10) WHERE t < 'w2' COLLATE "C";
+EXPLAIN (COSTS OFF) SELECT * FROM swr_n TABLESAMPLE swr(10) WHERE t < 'w2' COLLATE "POSIX";
+SELECT count(*) AS rows, bool_and(t < 'w2' COLLATE "C") AS inside
+  FROM swr_n TABLESAMPLE swr(300) WHERE t < 'w2' COLLATE "C";
+
+-- system columns, joins, locking
+SELECT count(*) AS rows FROM swr_w s TABLESAMPLE swr(20) REPEATABLE (2)
+  JOIN swr_w t ON t.ctid = s.ctid AND t.id = s.id;
+SELECT DISTINCT tableoid::regclass AS tbl, xmin = (SELECT xmin FROM swr_w WHERE id = 1) AS one_load
+  FROM swr_w TABLESAMPLE swr(20);
+SELECT count(*) AS rows FROM (SELECT id FROM swr_w TABLESAMPLE swr(5) WHERE k < 10 FOR UPDATE) s;
+
+-- partitioned tables: n rows in all, the partitions chosen by weight
+CREATE TABLE swr_pa (id int, k int, w int) PARTITION BY RANGE (id);
+CREATE TABLE swr_pa1 PARTITION OF swr_pa FOR VALUES FROM (0) TO (1000);
+CREATE TABLE swr_pa2 PARTITION OF swr_pa FOR VALUES FROM (1000) TO (3000)
+  PARTITION BY RANGE (id);
+CREATE TABLE swr_pa2a PARTITION OF swr_pa2 FOR VALUES FROM (1000) TO (2000);
+CREATE TABLE swr_pa2b PARTITION OF swr_pa2 FOR VALUES FROM (2000) TO (3000);
+-- a partition with its columns in another order and a dropped column
+CREATE TABLE swr_pa3 (w int, junk int, k int, id int);
+ALTER TABLE swr_pa3 DROP COLUMN junk;
+ALTER TABLE swr_pa ATTACH PARTITION swr_pa3 FOR VALUES FROM (3000) TO (10000);
+INSERT INTO swr_pa SELECT i, i % 100, 1 + i % 3 FROM generate_series(0, 9999) i;
+SELECT count(*) FROM swr_pa TABLESAMPLE swr(10);
+CREATE INDEX swr_pa_k ON swr_pa USING abtree (k);
+SELECT count(*) AS rows, count(DISTINCT tableoid) AS tables,
+       bool_and(k = id % 100 AND w = 1 + id % 3) AS columns_right
+  FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (1);
+SELECT count(*) AS rows,
+       bool_and(s.ctid = t.ctid AND s.tableoid = t.tableoid) AS system_columns_right
+  FROM swr_pa s TABLESAMPLE swr(300) REPEATABLE (2) JOIN swr_pa t USING (id);
+SELECT count(*) AS rows, bool_and(k BETWEEN 10 AND 12) AS inside
+  FROM swr_pa TABLESAMPLE swr(500) WHERE k BETWEEN 10 AND 12;
+EXPLAIN (COSTS OFF) SELECT * FROM swr_pa TABLESAMPLE swr(10) WHERE k < 5;
+-- pruning leaves the partitions that can hold rows
+EXPLAIN (COSTS OFF) SELECT * FROM swr_pa TABLESAMPLE swr(10) WHERE id < 500;
+SELECT count(*) AS rows, bool_and(id < 1500) AS inside
+  FROM swr_pa TABLESAMPLE swr(300) WHERE id < 1500;
+SELECT count(*) FROM swr_pa TABLESAMPLE swr(10) WHERE id < 0;
+-- in a join, and with partitionwise joins on
+SET enable_partitionwise_join = on;
+SELECT count(*) AS rows FROM swr_pa s TABLESAMPLE swr(50) JOIN swr_pa t USING (id);
+RESET enable_partitionwise_join;
+-- weighted: every partition must weigh rows the same way
+CREATE INDEX swr_pa1_w ON swr_pa1 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+SET abtree.swr_index = swr_pa1_w;
+SELECT count(*) FROM swr_pa TABLESAMPLE swr(10);
+RESET abtree.swr_index;
+DROP INDEX swr_pa1_w;
+-- a partition without an abtree index
+CREATE TABLE swr_pb (id int, k int) PARTITION BY LIST (k);
+CREATE TABLE swr_pb1 PARTITION OF swr_pb FOR VALUES IN (1);
+CREATE TABLE swr_pb2 PARTITION OF swr_pb FOR VALUES IN (2);
+INSERT INTO swr_pb SELECT i, 1 + i % 2 FROM generate_series(1, 100) i;
+CREATE INDEX ON swr_pb1 USING abtree (id);
+SELECT count(*) FROM swr_pb TABLESAMPLE swr(10);
+SELECT count(*) AS rows, bool_and(k = 1) AS pruned FROM swr_pb TABLESAMPLE swr(10) WHERE k = 1;
+
+-- an inheritance parent draws from itself and its children
+CREATE TABLE swr_ip (id int, k int);
+CREATE TABLE swr_ic (extra text) INHERITS (swr_ip);
+INSERT INTO swr_ip SELECT i, i % 10 FROM generate_series(1, 100) i;
+INSERT INTO swr_ic SELECT i, i % 10, 'c' FROM generate_series(101, 400) i;
+CREATE INDEX ON swr_ip USING abtree (k);
+CREATE INDEX ON swr_ic USING abtree (k);
+SELECT count(*) AS rows, count(DISTINCT tableoid) AS tables
+  FROM swr_ip TABLESAMPLE swr(1000) REPEATABLE (3);
+SELECT count(*) AS rows FROM ONLY swr_ip TABLESAMPLE swr(100) WHERE id > 100;
+EXPLAIN (COSTS OFF) SELECT * FROM swr_ip TABLESAMPLE swr(10);
+
+-- what TABLESAMPLE cannot be applied to
+CREATE VIEW swr_v AS SELECT * FROM swr_w;
+SELECT * FROM swr_v TABLESAMPLE swr(5);
+
+DROP VIEW swr_v;
+DROP TABLE swr_w, swr_n, swr_pa, swr_pb, swr_ip CASCADE;
+DROP FUNCTION swr_counts(text), swr_explain(text);

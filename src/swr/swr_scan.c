@@ -1,0 +1,896 @@
+/*-------------------------------------------------------------------------
+ *
+ * swr_scan.c
+ *	  The executor of "Custom Scan (swr)": n independent draws with
+ *	  replacement, each row with probability proportional to its weight in
+ *	  its table's abtree index (paper 000, sections 2.2, 5.1 and 6).
+ *
+ * Draws are made in batches: for each draw a table is chosen by the weight
+ * its index offers (one table unless the scan is of a partitioned table or
+ * an inheritance parent), then abt_sample_one() descends that index.  A
+ * batch is sorted by table and heap TID for locality, and each draw is
+ * fetched with the scan's snapshot through the table AM's index fetch,
+ * which follows HOT chains.  A draw is rejected, and made again, when the
+ * index rejects it, when its row is invisible, and (abtree.swr_where =
+ * redraw) when the row fails the WHERE clause, which we evaluate here
+ * rather than in ExecScan so that we know.  src/swr/README has the
+ * argument that this gives exactly n independent draws.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "swr.h"
+
+#include <math.h>
+
+#include "abtree/abtree.h"
+#include "mvstore/mvstore.h"
+#include "access/attmap.h"
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/stratnum.h"
+#include "commands/defrem.h"
+#include "commands/explain.h"
+#include "common/pg_prng.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+/* Draws per batch: sorted by block for locality, and memory stays bounded. */
+#define SWR_BATCH_MAX			65536
+
+/*
+ * Rejected draws tolerated per row returned (plus one) before we look
+ * whether any row can be returned at all (README "Rejections").
+ */
+#define SWR_MAX_REJECTS_PER_ROW	10000
+
+/* One table to draw from, with its index. */
+typedef struct SwrTable
+{
+	Relation	heap;
+	Relation	index;
+	IndexFetchTableData *fetch;
+	TupleTableSlot *slot;		/* fetches land here (the scan slot if no map) */
+	AttrMap    *map;			/* scan column -> this table's, if they differ */
+	MvsReader	reader;			/* weighs entries as the snapshot sees them */
+	int			lo_cand;		/* range candidates bounding the draws, or -1 */
+	int			hi_cand;
+	bool		has_range;
+	bool		empty;			/* a NULL bound: no row can qualify */
+	AbtSampleRange range;
+	double		total;			/* what a descent spreads u over */
+} SwrTable;
+
+typedef struct SwrDraw
+{
+	int32		table;
+	ItemPointerData tid;
+} SwrDraw;
+
+/* Counts of one scan, or summed over the loops of a node. */
+typedef struct SwrCounts
+{
+	int64		draws;			/* descents made */
+	int64		rows;			/* rows returned */
+	int64		tree_rejects;	/* descents the index rejected */
+	int64		invisible;		/* draws of rows the snapshot cannot see */
+	int64		filtered;		/* draws of rows WHERE rejected */
+} SwrCounts;
+
+typedef struct SwrScanState
+{
+	CustomScanState css;
+	SwrWhere	where;
+	ExprState  *nexpr;
+	ExprState  *seedexpr;
+	List	   *boundexprs;		/* ExprStates of the range candidates */
+	ExprState  *qual;			/* the WHERE clause, evaluated by us */
+	int			ntables;
+	SwrTable   *tables;
+	double	   *cumtotal;		/* running sums of the tables' totals */
+	uint32		random_seed;	/* without REPEATABLE: chosen once per node */
+	pg_prng_state prng;
+	MemoryContext scancxt;		/* lives as long as the node */
+	MemoryContext drawcxt;		/* reset for every batch */
+
+	int64		owed;			/* draws still to make; -1 before the start */
+	bool		exhausted;		/* nothing can be returned: stop */
+	SwrCounts	cur;			/* this scan */
+	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
+	int64		loops;
+
+	SwrDraw    *batch;			/* sorted by table and TID */
+	int			batchcap;
+	int			nbatch;
+	int			pos;
+} SwrScanState;
+
+static Node *swr_create_scan_state(CustomScan *cscan);
+static void swr_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *swr_exec(CustomScanState *node);
+static void swr_end(CustomScanState *node);
+static void swr_rescan(CustomScanState *node);
+static void swr_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+const CustomScanMethods swr_scan_methods = {
+	.CustomName = "swr",
+	.CreateCustomScanState = swr_create_scan_state,
+};
+
+static const CustomExecMethods swr_exec_methods = {
+	.CustomName = "swr",
+	.BeginCustomScan = swr_begin,
+	.ExecCustomScan = swr_exec,
+	.EndCustomScan = swr_end,
+	.ReScanCustomScan = swr_rescan,
+	.ExplainCustomScan = swr_explain,
+};
+
+static Node *
+swr_create_scan_state(CustomScan *cscan)
+{
+	SwrScanState *st = (SwrScanState *) newNode(sizeof(SwrScanState), T_CustomScanState);
+
+	st->css.methods = &swr_exec_methods;
+#if PG_VERSION_NUM >= 160000
+	/* heap tuples, so that ctid, tableoid and xmin can be selected */
+	st->css.slotOps = &TTSOpsBufferHeapTuple;
+#endif
+	return (Node *) st;
+}
+
+/* ---- beginning a scan ---- */
+
+/*
+ * Which range candidates bound the draws from table t: those on the
+ * leading column of its index, in the column's operator family and
+ * collation.  One per side (more are still checked as WHERE clauses).
+ */
+static void
+swr_match_ranges(SwrScanState *st, SwrTable *t, Relation scanrel)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	List	   *attnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_ATTNOS);
+	List	   *opnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_OPNOS);
+	List	   *colls = list_nth(cscan->custom_private, SWR_PRIV_RANGE_COLLS);
+	AttrNumber	keyatt = t->index->rd_index->indkey.values[0];
+	int			i;
+
+	t->lo_cand = t->hi_cand = -1;
+	if (keyatt <= 0)
+		return;					/* an expression leads the index */
+	for (i = 0; i < list_length(attnos); i++)
+	{
+		AttrNumber	att = (AttrNumber) list_nth_int(attnos, i);
+		int			strategy;
+
+		if (t->heap != scanrel)
+			att = get_attnum(RelationGetRelid(t->heap),
+							 get_attname(RelationGetRelid(scanrel), att, false));
+		if (att != keyatt ||
+			list_nth_oid(colls, i) != t->index->rd_indcollation[0])
+			continue;
+		strategy = get_op_opfamily_strategy(list_nth_oid(opnos, i),
+											t->index->rd_opfamily[0]);
+		if ((strategy == BTGreaterStrategyNumber || strategy == BTGreaterEqualStrategyNumber ||
+			 strategy == BTEqualStrategyNumber) && t->lo_cand < 0)
+			t->lo_cand = i;
+		if ((strategy == BTLessStrategyNumber || strategy == BTLessEqualStrategyNumber ||
+			 strategy == BTEqualStrategyNumber) && t->hi_cand < 0)
+			t->hi_cand = i;
+	}
+}
+
+/* Open the tables to draw from, their indexes and their fetch state. */
+static void
+swr_open_tables(SwrScanState *st, EState *estate)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	List	   *oids = list_nth(cscan->custom_private, SWR_PRIV_TABLES);
+	Relation	scanrel = st->css.ss.ss_currentRelation;
+	TupleDesc	scandesc = RelationGetDescr(scanrel);
+	const char *weighting = NULL;
+	int			i;
+
+	st->ntables = list_length(oids);
+	st->tables = palloc0(sizeof(SwrTable) * st->ntables);
+	st->cumtotal = palloc0(sizeof(double) * st->ntables);
+	for (i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+		Oid			relid = list_nth_oid(oids, i);
+
+		t->heap = relid == RelationGetRelid(scanrel) ? scanrel :
+			table_open(relid, AccessShareLock);
+		if ((t->heap->rd_rel->relkind != RELKIND_RELATION &&
+			 t->heap->rd_rel->relkind != RELKIND_MATVIEW) ||
+			t->heap->rd_tableam != GetHeapamTableAmRoutine())
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("TABLESAMPLE swr supports only heap tables, and \"%s\" is not one",
+							RelationGetRelationName(t->heap)),
+					 errhint("Sample the heap partitions one by one.")));
+		t->index = swr_open_index(t->heap);
+		if (i == 0)
+			weighting = swr_weight_column(t->index);
+		else if ((weighting == NULL) != (swr_weight_column(t->index) == NULL) ||
+				 (weighting && strcmp(weighting, swr_weight_column(t->index)) != 0) ||
+				 (weighting && weighting[0] == '\0'))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the partitions of \"%s\" weigh rows differently",
+							RelationGetRelationName(scanrel)),
+					 errdetail("TABLESAMPLE swr would draw through %s and %s.",
+							   swr_describe(st->tables[0].index), swr_describe(t->index)),
+					 errhint("Give every partition an abtree index with the same weight column, or name them in abtree.swr_index.")));
+		t->map = build_attrmap_by_name_if_req(RelationGetDescr(t->heap), scandesc
+#if PG_VERSION_NUM >= 160000
+											  ,false
+#endif
+			);
+		t->slot = t->map ? table_slot_create(t->heap, &estate->es_tupleTable) :
+			st->css.ss.ss_ScanTupleSlot;
+		swr_match_ranges(st, t, scanrel);
+	}
+}
+
+/*
+ * PostgreSQL before 16 gives a custom scan a virtual scan slot; ours must
+ * hold heap tuples so that system columns can be selected.  Replace it and
+ * build the projection again for the new slot.
+ */
+static void
+swr_heap_scan_slot(SwrScanState *st, EState *estate)
+{
+#if PG_VERSION_NUM < 160000
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+
+	ExecInitScanTupleSlot(estate, &st->css.ss,
+						  RelationGetDescr(st->css.ss.ss_currentRelation),
+						  &TTSOpsBufferHeapTuple);
+	ExecAssignScanProjectionInfoWithVarno(&st->css.ss, cscan->scan.scanrelid);
+#endif
+}
+
+static void
+swr_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	SwrScanState *st = (SwrScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *exprs = cscan->custom_exprs;
+	bool		has_seed = boolVal(list_nth(cscan->custom_private, SWR_PRIV_HAS_SEED));
+	int			nfixed = has_seed ? 2 : 1;
+	ListCell   *lc;
+
+	abt_require_preload();
+	st->where = (SwrWhere) intVal(list_nth(cscan->custom_private, SWR_PRIV_WHERE));
+	swr_heap_scan_slot(st, estate);
+
+	/* WHERE is ours to evaluate: ExecScan must not, or we would not know */
+	st->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
+	node->ss.ps.qual = NULL;
+
+	st->nexpr = ExecInitExpr(linitial(exprs), &node->ss.ps);
+	if (has_seed)
+		st->seedexpr = ExecInitExpr(lsecond(exprs), &node->ss.ps);
+	for_each_from(lc, exprs, nfixed)
+		st->boundexprs = lappend(st->boundexprs, ExecInitExpr(lfirst(lc), &node->ss.ps));
+
+	st->random_seed = pg_prng_uint32(&pg_global_prng_state);
+	st->drawcxt = AllocSetContextCreate(CurrentMemoryContext, "swr draws",
+										ALLOCSET_DEFAULT_SIZES);
+	swr_open_tables(st, estate);
+	st->scancxt = CurrentMemoryContext;
+	st->owed = -1;				/* started by the first call */
+}
+
+/* Evaluate a scalar argument of the scan; NULL is refused as SampleScan does. */
+static Datum
+swr_eval_arg(SwrScanState *st, ExprState *expr, bool *isnull)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+
+	return ExecEvalExprSwitchContext(expr, econtext, isnull);
+}
+
+/* Position table t's range from the evaluated bounds of its candidates. */
+static void
+swr_position_range(SwrScanState *st, SwrTable *t)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	List	   *opnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_OPNOS);
+	Datum		bound[2] = {0, 0};
+	bool		incl[2] = {true, true};
+	bool		open[2] = {true, true};
+	Oid			type = InvalidOid;
+	int			side;
+
+	t->has_range = t->empty = false;
+	for (side = 0; side < 2; side++)
+	{
+		int			cand = side == 0 ? t->lo_cand : t->hi_cand;
+		int			strategy;
+		Oid			lefttype;
+		bool		isnull;
+
+		if (cand < 0)
+			continue;
+		bound[side] = swr_eval_arg(st, list_nth(st->boundexprs, cand), &isnull);
+		if (isnull)
+		{
+			t->empty = true;	/* a comparison with NULL is never true */
+			return;
+		}
+		get_op_opfamily_properties(list_nth_oid(opnos, cand), t->index->rd_opfamily[0],
+								   false, &strategy, &lefttype, &type);
+		incl[side] = strategy != BTLessStrategyNumber && strategy != BTGreaterStrategyNumber;
+		open[side] = false;
+	}
+	if (open[0] && open[1])
+		return;
+	abt_range_bounds(t->index, type, bound[0], open[0], incl[0], bound[1], open[1], incl[1],
+					 &t->range);
+	t->has_range = true;
+}
+
+/* (Re)start the scan: arguments, seed, ranges, counters. */
+static void
+swr_start(SwrScanState *st)
+{
+	EState	   *estate = st->css.ss.ps.state;
+	uint32		seed = st->random_seed;
+	bool		isnull;
+	Datum		n;
+	int			i;
+
+	n = swr_eval_arg(st, st->nexpr, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+				 errmsg("TABLESAMPLE parameter cannot be null")));
+	st->owed = swr_sample_size(n);
+	if (st->seedexpr)
+	{
+		Datum		s = swr_eval_arg(st, st->seedexpr, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLESAMPLE_REPEAT),
+					 errmsg("TABLESAMPLE REPEATABLE parameter cannot be null")));
+		/* as SampleScan hashes it, so that REPEATABLE keeps its draws */
+		seed = DatumGetUInt32(DirectFunctionCall1(hashfloat8, s));
+	}
+	abt_seed_prng(&st->prng, true, (float8) seed);
+
+	for (i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+
+		mvs_reader_init(&t->reader, t->index, estate->es_snapshot);
+		if (st->where == SWR_WHERE_REDRAW)
+			swr_position_range(st, t);
+		if (t->fetch == NULL)
+			t->fetch = table_index_fetch_begin(t->heap);
+	}
+	memset(&st->cur, 0, sizeof(SwrCounts));
+	st->exhausted = false;
+	st->nbatch = st->pos = 0;
+	st->loops++;
+}
+
+/* ---- draws ---- */
+
+static int
+swr_draw_cmp(const void *a, const void *b)
+{
+	const SwrDraw *da = (const SwrDraw *) a;
+	const SwrDraw *db = (const SwrDraw *) b;
+
+	if (da->table != db->table)
+		return da->table < db->table ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &da->tid, (ItemPointer) &db->tid);
+}
+
+/*
+ * What each table's index offers the next batch; false if nothing at all.
+ * A table is chosen with probability total / sum and a descent in it
+ * returns an entry with probability w / total, so every entry of every
+ * table is drawn with probability w / sum.
+ */
+static bool
+swr_weigh_tables(SwrScanState *st)
+{
+	double		sum = 0;
+	int			i;
+
+	for (i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+
+		t->total = t->empty ? 0 :
+			abt_sample_total(t->index, t->has_range ? &t->range : NULL, &t->reader);
+		sum += t->total;
+		st->cumtotal[i] = sum;
+	}
+	return sum > 0;
+}
+
+/* One descent: true with a draw in *d, false if the index rejected it. */
+static bool
+swr_draw_one(SwrScanState *st, SwrDraw *d)
+{
+	SwrTable   *t;
+	int			i = 0;
+
+	if (st->ntables > 1)
+	{
+		double		u = pg_prng_double(&st->prng) * st->cumtotal[st->ntables - 1];
+		int			lo = 0;
+		int			hi = st->ntables - 1;
+
+		/* the first table whose running sum exceeds u */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (st->cumtotal[mid] > u)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		i = lo;
+	}
+	t = &st->tables[i];
+	d->table = i;
+	st->cur.draws++;
+	if (abt_sample_one(t->index, pg_prng_double(&st->prng),
+					   t->has_range ? &t->range : NULL, &t->reader, &d->tid))
+		return true;
+	st->cur.tree_rejects++;
+	return false;
+}
+
+/*
+ * Draws that produce rows: in redraw mode the rows returned, in standard
+ * mode also those WHERE removed (they were draws of the table all right).
+ */
+static int64
+swr_accepted(SwrScanState *st)
+{
+	return st->cur.rows + (st->where == SWR_WHERE_STANDARD ? st->cur.filtered : 0);
+}
+
+static int64
+swr_rejected(SwrScanState *st)
+{
+	return st->cur.tree_rejects + st->cur.invisible +
+		(st->where == SWR_WHERE_REDRAW ? st->cur.filtered : 0);
+}
+
+/* The scan slot holding table t's fetched row, converted if need be. */
+static TupleTableSlot *
+swr_scan_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+	TupleDesc	desc = scanslot->tts_tupleDescriptor;
+	Datum	   *values;
+	bool	   *isnull;
+	HeapTuple	tuple;
+	int			i;
+
+	if (fetched == scanslot)
+		return scanslot;
+
+	/* a partition with another column order: a heap tuple of the parent's */
+	slot_getallattrs(fetched);
+	values = palloc(sizeof(Datum) * desc->natts);
+	isnull = palloc(sizeof(bool) * desc->natts);
+	for (i = 0; i < desc->natts; i++)
+	{
+		AttrNumber	from = t->map->attnums[i];
+
+		isnull[i] = from == 0 || fetched->tts_isnull[from - 1];
+		values[i] = isnull[i] ? (Datum) 0 : fetched->tts_values[from - 1];
+	}
+	tuple = heap_form_tuple(desc, values, isnull);
+	tuple->t_self = fetched->tts_tid;
+	tuple->t_tableOid = RelationGetRelid(t->heap);
+	ExecForceStoreHeapTuple(tuple, scanslot, true);
+	scanslot->tts_tid = fetched->tts_tid;
+	scanslot->tts_tableOid = RelationGetRelid(t->heap);
+	pfree(values);
+	pfree(isnull);
+	return scanslot;
+}
+
+/* Does row (in the scan slot) pass WHERE?  Counts and reports failures. */
+static bool
+swr_row_qualifies(SwrScanState *st, TupleTableSlot *slot)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+
+	if (st->qual == NULL)
+		return true;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecQual(st->qual, econtext);
+}
+
+/* The weight of a fetched row, from its table column (1 if unweighted). */
+static bool
+swr_row_has_weight(SwrTable *t, TupleTableSlot *fetched)
+{
+	AbtIndexInfo *info = abt_index_info(t->index);
+	AttrNumber	att;
+	bool		isnull;
+	Datum		w;
+
+	if (!info->weighted)
+		return true;
+	att = t->index->rd_index->indkey.values[info->weight_attno - 1];
+	if (att <= 0)
+		return true;			/* an expression: trust the index */
+	w = slot_getattr(fetched, att, &isnull);
+	return abt_weight_from_datum(w, isnull, info->weight_type) > 0;
+}
+
+/*
+ * Could this scan return any row at all: a row of positive weight, visible
+ * to the snapshot, and (redraw mode) satisfying WHERE?  An ordinary index
+ * scan of every table; it runs only when draws keep being rejected, to
+ * tell "nothing" (return no rows) from "very little" (ERROR).
+ */
+static bool
+swr_any_row(SwrScanState *st)
+{
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	bool		found = false;
+	int			i;
+
+	for (i = 0; i < st->ntables && !found; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+		IndexScanDesc scan;
+
+		if (t->empty)
+			continue;
+#if PG_VERSION_NUM >= 180000
+		scan = index_beginscan(t->heap, t->index, snapshot, NULL, 0, 0);
+#else
+		scan = index_beginscan(t->heap, t->index, snapshot, 0, 0);
+#endif
+		index_rescan(scan, NULL, 0, NULL, 0);
+		while (!found && index_getnext_slot(scan, ForwardScanDirection, t->slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			found = swr_row_has_weight(t, t->slot) &&
+				(st->where == SWR_WHERE_STANDARD ||
+				 swr_row_qualifies(st, swr_scan_row(st, t, t->slot)));
+		}
+		index_endscan(scan);
+	}
+	return found;
+}
+
+/*
+ * Have too many draws been rejected?  pending: draws of the current batch
+ * not yet resolved.  Returns true (the scan ends) when no row can be
+ * returned at all; raises an ERROR when some can, but too few draws find
+ * them to finish in reasonable time.
+ */
+static bool
+swr_too_many_rejects(SwrScanState *st, int pending)
+{
+	SwrTable   *t = &st->tables[0];
+
+	if (swr_rejected(st) <= (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + pending + 1))
+		return false;
+	if (swr_accepted(st) == 0 && !swr_any_row(st))
+	{
+		st->exhausted = true;
+		st->owed = 0;
+		return true;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("TABLESAMPLE swr rejected too many draws from index \"%s\"",
+					RelationGetRelationName(t->index)),
+			 errdetail("%lld draws found rows this query cannot see, %lld rows failed the WHERE clause and the index rejected %lld, while %lld rows were returned.",
+					   (long long) st->cur.invisible, (long long) st->cur.filtered,
+					   (long long) st->cur.tree_rejects, (long long) st->cur.rows),
+			 st->cur.filtered > st->cur.invisible + st->cur.tree_rejects ?
+			 errhint("Fewer than 1 in %d draws satisfies WHERE. Restrict the index's first column in WHERE, or SET abtree.swr_where = standard to filter n draws instead of redrawing.",
+					 SWR_MAX_REJECTS_PER_ROW) :
+			 errhint("Fewer than 1 in %d draws finds a visible row. VACUUM the table to remove deleted rows, or sample after large uncommitted insertions end.",
+					 SWR_MAX_REJECTS_PER_ROW)));
+	return false;				/* keep compiler quiet */
+}
+
+/*
+ * Draw the next batch of up to SWR_BATCH_MAX owed draws and sort it.  While
+ * no row has come back, a batch is no larger than the rejection bound, so
+ * that a scan that can return nothing is recognised after that many draws.
+ */
+static void
+swr_draw_batch(SwrScanState *st)
+{
+	int64		want = Min(st->owed, SWR_BATCH_MAX);
+	int			nbatch = 0;
+	MemoryContext oldcxt;
+
+	want = Min(want, (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + 1));
+	if (want > st->batchcap)
+	{
+		if (st->batch)
+			pfree(st->batch);
+		st->batch = MemoryContextAlloc(st->scancxt, sizeof(SwrDraw) * want);
+		st->batchcap = want;
+	}
+
+	MemoryContextReset(st->drawcxt);
+	oldcxt = MemoryContextSwitchTo(st->drawcxt);
+	if (!swr_weigh_tables(st))
+	{
+		/* no entry the snapshot can see: the sample of nothing is empty */
+		st->exhausted = true;
+		st->owed = 0;
+	}
+	while (nbatch < want && !st->exhausted)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (swr_draw_one(st, &st->batch[nbatch]))
+			nbatch++;
+		else if (swr_too_many_rejects(st, nbatch))
+			nbatch = 0;
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	st->owed -= nbatch;
+	qsort(st->batch, nbatch, sizeof(SwrDraw), swr_draw_cmp);
+	st->nbatch = nbatch;
+	st->pos = 0;
+}
+
+/*
+ * The access method under ExecScan: the next row drawn.  Every draw ends as
+ * a row returned, or as a rejection that is made again (owed++), except in
+ * standard mode, where a row WHERE removes is a draw used up.
+ */
+static TupleTableSlot *
+swr_next(ScanState *ss)
+{
+	SwrScanState *st = (SwrScanState *) ss;
+	Snapshot	snapshot = ss->ps.state->es_snapshot;
+
+	for (;;)
+	{
+		SwrDraw    *d;
+		SwrTable   *t;
+		ItemPointerData tid;
+		bool		call_again = false;
+		bool		all_dead = false;
+		TupleTableSlot *slot;
+
+		if (st->pos >= st->nbatch)
+		{
+			if (st->exhausted || st->owed == 0 || swr_too_many_rejects(st, 0))
+				return ExecClearTuple(ss->ss_ScanTupleSlot);
+			swr_draw_batch(st);
+			continue;
+		}
+		CHECK_FOR_INTERRUPTS();
+		d = &st->batch[st->pos++];
+		t = &st->tables[d->table];
+		tid = d->tid;
+		if (!table_index_fetch_tuple(t->fetch, &tid, snapshot, t->slot,
+									 &call_again, &all_dead))
+		{
+			st->cur.invisible++;
+			st->owed++;
+			continue;
+		}
+		slot = swr_scan_row(st, t, t->slot);
+		if (!swr_row_qualifies(st, slot))
+		{
+			st->cur.filtered++;
+			InstrCountFiltered1(ss, 1);
+			if (st->where == SWR_WHERE_REDRAW)
+				st->owed++;
+			continue;
+		}
+		st->cur.rows++;
+		return slot;
+	}
+}
+
+/* Sample scans have nothing to recheck (as SampleScan). */
+static bool
+swr_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+swr_exec(CustomScanState *node)
+{
+	SwrScanState *st = (SwrScanState *) node;
+
+	if (st->owed < 0)
+		swr_start(st);
+	return ExecScan(&node->ss, swr_next, swr_recheck);
+}
+
+/* Add the counts of the scan that ends to the node's and abtree_status(). */
+static void
+swr_finish_loop(SwrScanState *st)
+{
+	if (st->owed < 0)
+		return;					/* not started, or already counted */
+	st->sum.draws += st->cur.draws;
+	st->sum.rows += st->cur.rows;
+	st->sum.tree_rejects += st->cur.tree_rejects;
+	st->sum.invisible += st->cur.invisible;
+	st->sum.filtered += st->cur.filtered;
+	pg_atomic_fetch_add_u64(&abt_shared->swr_scans, 1);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_rows, st->cur.rows);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_tree_rejects, st->cur.tree_rejects);
+	pg_atomic_fetch_add_u64(&abt_shared->swr_invisible, st->cur.invisible);
+	memset(&st->cur, 0, sizeof(SwrCounts));
+	st->owed = -1;
+}
+
+static void
+swr_rescan(CustomScanState *node)
+{
+	SwrScanState *st = (SwrScanState *) node;
+
+	swr_finish_loop(st);
+	ExecScanReScan(&node->ss);
+}
+
+static void
+swr_end(CustomScanState *node)
+{
+	SwrScanState *st = (SwrScanState *) node;
+	int			i;
+
+	swr_finish_loop(st);
+	for (i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+
+		if (t->fetch)
+			table_index_fetch_end(t->fetch);
+		if (t->index)
+			index_close(t->index, NoLock);
+		if (t->heap && t->heap != node->ss.ss_currentRelation)
+			table_close(t->heap, NoLock);
+	}
+}
+
+/* ---- EXPLAIN ---- */
+
+/* "swr (n) REPEATABLE (seed)", as EXPLAIN shows other sampling methods. */
+static void
+swr_explain_sampling(SwrScanState *st, List *context, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "swr (%s)",
+					 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
+	if (st->seedexpr)
+		appendStringInfo(&buf, " REPEATABLE (%s)",
+						 deparse_expression(lsecond(cscan->custom_exprs), context, false, false));
+	ExplainPropertyText("Sampling", buf.data, es);
+}
+
+/* The indexes drawn through: one, or the partitions' (a few named). */
+static void
+swr_explain_indexes(SwrScanState *st, ExplainState *es)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	for (i = 0; i < st->ntables && i < 5; i++)
+		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "",
+						 quote_identifier(RelationGetRelationName(st->tables[i].index)));
+	if (st->ntables > 5)
+		appendStringInfo(&buf, ", ...");
+	if (st->ntables > 1)
+		appendStringInfo(&buf, " (%d tables)", st->ntables);
+	ExplainPropertyText(st->ntables > 1 ? "Sample Indexes" : "Sample Index", buf.data, es);
+}
+
+/* The WHERE clauses that bound the draws to a key range, if any. */
+static void
+swr_explain_range(SwrScanState *st, List *context, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	List	   *attnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_ATTNOS);
+	List	   *opnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_OPNOS);
+	int			nfixed = st->seedexpr ? 2 : 1;
+	Relation	scanrel = st->css.ss.ss_currentRelation;
+	StringInfoData buf;
+	int			i;
+	int			j;
+
+	initStringInfo(&buf);
+	for (i = 0; i < list_length(attnos); i++)
+	{
+		bool		used = false;
+
+		for (j = 0; j < st->ntables; j++)
+			used |= st->tables[j].lo_cand == i || st->tables[j].hi_cand == i;
+		if (!used)
+			continue;
+		appendStringInfo(&buf, "%s(%s %s %s)", buf.len > 0 ? " AND " : "",
+						 quote_identifier(get_attname(RelationGetRelid(scanrel),
+													  list_nth_int(attnos, i), false)),
+						 get_opname(list_nth_oid(opnos, i)),
+						 deparse_expression(list_nth(cscan->custom_exprs, nfixed + i),
+											context, false, false));
+	}
+	if (buf.len > 0)
+		ExplainPropertyText("Sample Range", buf.data, es);
+}
+
+/* Draws and rejections, summed over the loops (EXPLAIN ANALYZE). */
+static void
+swr_explain_counts(SwrScanState *st, ExplainState *es)
+{
+	SwrCounts	c = st->sum;
+
+	if (st->owed >= 0)
+	{
+		c.draws += st->cur.draws;
+		c.tree_rejects += st->cur.tree_rejects;
+		c.invisible += st->cur.invisible;
+		c.filtered += st->cur.filtered;
+	}
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		char	   *text = psprintf("%lld, rejected: %lld invisible, %lld by the index, %lld by the filter%s",
+									(long long) c.draws, (long long) c.invisible,
+									(long long) c.tree_rejects, (long long) c.filtered,
+									st->where == SWR_WHERE_STANDARD ? " (not redrawn)" : "");
+
+		ExplainPropertyText("Draws", text, es);
+		return;
+	}
+	ExplainPropertyInteger("Draws", NULL, c.draws, es);
+	ExplainPropertyInteger("Draws Invisible", NULL, c.invisible, es);
+	ExplainPropertyInteger("Draws Rejected by Index", NULL, c.tree_rejects, es);
+	ExplainPropertyInteger("Draws Rejected by Filter", NULL, c.filtered, es);
+}
+
+static void
+swr_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	SwrScanState *st = (SwrScanState *) node;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+												   ancestors);
+
+	swr_explain_sampling(st, context, es);
+	swr_explain_indexes(st, es);
+	swr_explain_range(st, context, es);
+	if (st->qual)
+		ExplainPropertyText("Filter Mode",
+							st->where == SWR_WHERE_REDRAW ? "redraw rows that fail" :
+							"standard (remove rows that fail)", es);
+	if (es->analyze)
+		swr_explain_counts(st, es);
+}
