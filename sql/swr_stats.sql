@@ -16,8 +16,11 @@ RESET client_min_messages;
 
 -- 0.999 quantiles of chi-square by degrees of freedom
 CREATE TABLE swr_crit (df int PRIMARY KEY, crit float8);
-INSERT INTO swr_crit VALUES (9, 27.877), (29, 58.301), (49, 85.351), (999, 1142.848),
-                            (3999, 4281.073);
+-- (2 and 9 exact; 399, 799 and 1199 by the Wilson-Hilferty approximation,
+-- within 0.1% at these degrees of freedom)
+INSERT INTO swr_crit VALUES (2, 13.816), (9, 27.877), (29, 58.301), (49, 85.351),
+                            (399, 492.05), (799, 928.27), (999, 1142.848),
+                            (1199, 1356.06), (3999, 4281.073);
 -- does the fit of observed counts to expected weights pass at alpha 0.001?
 CREATE FUNCTION swr_fit(observed bigint[], expected float8[]) RETURNS boolean
 LANGUAGE sql STABLE AS $$
@@ -91,6 +94,26 @@ SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_
 SELECT count(*) FILTER (WHERE id % 2 = 0) BETWEEN 95000 AND 105000 AS updated_rows_half
   FROM swr_draw;
 
+-- key ranges (abtree.swr_where = redraw): uniform over the rows inside the
+-- range, and over those that also satisfy the rest of WHERE
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(80000) REPEATABLE (0.35)
+  WHERE k BETWEEN 10 AND 19;
+SELECT count(*) AS draws FROM swr_draw;
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_in_range
+  FROM swr_counts WHERE k BETWEEN 10 AND 19;
+WITH c AS (SELECT k, sum(n)::bigint AS n FROM swr_counts WHERE k BETWEEN 10 AND 19 GROUP BY k)
+SELECT swr_fit(array_agg(n ORDER BY k), array_agg(1.0 ORDER BY k)) AS uniform_over_keys_in_range,
+       swr_fit(array_agg(n ORDER BY k),
+               array_agg(CASE WHEN k < 15 THEN 1.1 ELSE 0.9 END ORDER BY k)) AS biased_passes_must_fail
+  FROM c;
+TRUNCATE swr_draw;
+INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(40000) REPEATABLE (0.36)
+  WHERE k >= 10 AND k < 20 AND k % 2 = 0;
+SELECT count(*) AS draws FROM swr_draw;
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_in_range_and_filter
+  FROM swr_counts WHERE k BETWEEN 10 AND 19 AND k % 2 = 0;
+
 -- many deletes: three rows in four, without VACUUM (the dead rows keep
 -- their weight in the index and are rejected and redrawn), then with it
 DELETE FROM swr_s WHERE id % 4 <> 0;
@@ -121,6 +144,30 @@ SELECT swr_fit(array_agg(n ORDER BY w), array_agg(mass ORDER BY w)) AS weighted_
   FROM c;
 SELECT max(k) AS max_key FROM swr_draw JOIN swr_s USING (id);
 RESET abtree.swr_index;
+
+-- a partitioned table: the partitions in proportion to their visible
+-- weight (one of them has 900 deleted rows VACUUM has not removed), and
+-- uniform over the visible rows
+CREATE TABLE swr_sp (id int, p int) PARTITION BY LIST (p);
+CREATE TABLE swr_sp1 PARTITION OF swr_sp FOR VALUES IN (1);
+CREATE TABLE swr_sp2 PARTITION OF swr_sp FOR VALUES IN (2);
+CREATE TABLE swr_sp3 PARTITION OF swr_sp FOR VALUES IN (3) WITH (autovacuum_enabled = off);
+INSERT INTO swr_sp SELECT i, CASE WHEN i <= 300 THEN 1 WHEN i <= 900 THEN 2 ELSE 3 END
+  FROM generate_series(1, 2100) i ORDER BY random();
+CREATE INDEX ON swr_sp USING abtree (id);
+DELETE FROM swr_sp WHERE p = 3 AND id % 4 <> 0;
+CREATE TABLE swr_spd AS SELECT id, p FROM swr_sp TABLESAMPLE swr(60000) REPEATABLE (0.7);
+SELECT count(*) AS draws, count(*) FILTER (WHERE p = 3 AND id % 4 <> 0) AS deleted_rows
+  FROM swr_spd;
+WITH c AS (SELECT p, count(*) AS n FROM swr_spd GROUP BY p)
+SELECT swr_fit(array_agg(n ORDER BY p), '{300, 600, 300}') AS by_visible_weight,
+       swr_fit(array_agg(n ORDER BY p), '{300, 600, 1200}') AS by_stored_weight_must_fail,
+       swr_fit(array_agg(n ORDER BY p), '{1, 1, 1}') AS n_per_partition_must_fail
+  FROM c;
+WITH c AS (SELECT s.id, count(d.id) AS n FROM swr_sp s LEFT JOIN swr_spd d USING (id) GROUP BY s.id)
+SELECT swr_fit(array_agg(n ORDER BY id), array_agg(1.0 ORDER BY id)) AS uniform_over_rows
+  FROM c;
+DROP TABLE swr_sp, swr_spd;
 
 DROP VIEW swr_counts;
 DROP TABLE swr_s, swr_draw, swr_crit;
