@@ -45,6 +45,7 @@ OBJS = \
 	src/swr/swr_index.o \
 	src/swr/swr_plan.o \
 	src/swr/swr_scan.o \
+	src/swr/swr_stats.o \
 	src/swr/swr_tsm.o
 
 # pg_regress suites: sql/*.sql against expected/*.out

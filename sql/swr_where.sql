@@ -207,6 +207,26 @@ SELECT count(*) AS rows, count(DISTINCT tableoid) AS tables
 SELECT count(*) AS rows FROM ONLY swr_ip TABLESAMPLE swr(100) WHERE id > 100;
 EXPLAIN (COSTS OFF) SELECT * FROM swr_ip TABLESAMPLE swr(10);
 
+-- per-index counters: abtree_swr_stats
+SELECT abtree_swr_stats_reset();
+SELECT count(*) FROM swr_w TABLESAMPLE swr(300) REPEATABLE (1) WHERE v = 3;
+SELECT count(*) FROM swr_w TABLESAMPLE swr(0);
+SELECT count(*) FROM swr_pa TABLESAMPLE swr(400) REPEATABLE (1);
+SELECT index, "table", scans, rows_returned,
+       draws = rows_returned + rejected_invisible + rejected_by_index + rejected_by_filter AS balanced,
+       rejected_by_filter > 0 AS redrawn, acceptance <= 1 AS acceptance_ok,
+       last_scan <= now() + interval '1 hour' AS has_time
+  FROM abtree_swr_stats ORDER BY index::text;
+SELECT sum(rows_returned) AS partitions_rows FROM abtree_swr_stats WHERE "table"::text LIKE 'swr_pa%';
+CREATE ROLE swr_stats_user;
+SET ROLE swr_stats_user;
+SELECT count(*) >= 0 AS readable FROM abtree_swr_stats;
+SELECT abtree_swr_stats_reset();
+RESET ROLE;
+DROP ROLE swr_stats_user;
+SELECT abtree_swr_stats_reset();
+SELECT count(*) AS after_reset FROM abtree_swr_stats;
+
 -- what TABLESAMPLE cannot be applied to
 CREATE VIEW swr_v AS SELECT * FROM swr_w;
 SELECT * FROM swr_v TABLESAMPLE swr(5);

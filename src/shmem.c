@@ -14,6 +14,7 @@
 #include "abtree_ext.h"
 
 #include "mvstore/mvstore.h"
+#include "swr/swr.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -28,7 +29,8 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 Size
 abt_shmem_size(void)
 {
-	return add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size());
+	return add_size(add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size()),
+					swr_stats_shmem_size());
 }
 
 static void
@@ -39,6 +41,7 @@ abt_shmem_request(void)
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(AbtSharedState)));
 	mvs_shmem_request();
+	swr_stats_shmem_request();
 }
 
 static void
@@ -68,6 +71,7 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->swr_invisible, 0);
 	}
 	mvs_shmem_startup();
+	swr_stats_shmem_startup();
 	LWLockRelease(AddinShmemInitLock);
 }
 

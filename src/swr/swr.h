@@ -40,6 +40,16 @@ extern int	abt_swr_where;
 #define SWR_PRIV_RANGE_OPNOS	4	/* OID list: their operators */
 #define SWR_PRIV_RANGE_COLLS	5	/* OID list: their collations */
 
+/* Counts of draws: of a scan, of a node's loops, of an index's scans. */
+typedef struct SwrCounts
+{
+	int64		draws;			/* descents made */
+	int64		rows;			/* rows returned */
+	int64		tree_rejects;	/* descents the index rejected */
+	int64		invisible;		/* draws of rows the snapshot cannot see */
+	int64		filtered;		/* draws of rows WHERE rejected */
+} SwrCounts;
+
 struct CustomScanMethods;
 extern const struct CustomScanMethods swr_scan_methods;
 
@@ -51,6 +61,12 @@ extern char *swr_describe(Relation index);
 
 /* swr_plan.c */
 extern void swr_install_planner_hook(void);
+
+/* swr_stats.c */
+extern Size swr_stats_shmem_size(void);
+extern void swr_stats_shmem_request(void);
+extern void swr_stats_shmem_startup(void);
+extern void swr_stats_add(Oid indexid, const SwrCounts *c);
 
 /* swr_tsm.c */
 struct TableSampleClause;

@@ -70,6 +70,7 @@ typedef struct SwrTable
 	bool		empty;			/* a NULL bound: no row can qualify */
 	AbtSampleRange range;
 	double		total;			/* what a descent spreads u over */
+	SwrCounts	cur;			/* this scan's draws from this table */
 } SwrTable;
 
 typedef struct SwrDraw
@@ -77,16 +78,6 @@ typedef struct SwrDraw
 	int32		table;
 	ItemPointerData tid;
 } SwrDraw;
-
-/* Counts of one scan, or summed over the loops of a node. */
-typedef struct SwrCounts
-{
-	int64		draws;			/* descents made */
-	int64		rows;			/* rows returned */
-	int64		tree_rejects;	/* descents the index rejected */
-	int64		invisible;		/* draws of rows the snapshot cannot see */
-	int64		filtered;		/* draws of rows WHERE rejected */
-} SwrCounts;
 
 typedef struct SwrScanState
 {
@@ -454,10 +445,12 @@ swr_draw_one(SwrScanState *st, SwrDraw *d)
 	t = &st->tables[i];
 	d->table = i;
 	st->cur.draws++;
+	t->cur.draws++;
 	if (abt_sample_one(t->index, pg_prng_double(&st->prng),
 					   t->has_range ? &t->range : NULL, &t->reader, &d->tid))
 		return true;
 	st->cur.tree_rejects++;
+	t->cur.tree_rejects++;
 	return false;
 }
 
@@ -697,6 +690,7 @@ swr_next(ScanState *ss)
 									 &call_again, &all_dead))
 		{
 			st->cur.invisible++;
+			t->cur.invisible++;
 			st->owed++;
 			continue;
 		}
@@ -704,12 +698,14 @@ swr_next(ScanState *ss)
 		if (!swr_row_qualifies(st, slot))
 		{
 			st->cur.filtered++;
+			t->cur.filtered++;
 			InstrCountFiltered1(ss, 1);
 			if (st->where == SWR_WHERE_REDRAW)
 				st->owed++;
 			continue;
 		}
 		st->cur.rows++;
+		t->cur.rows++;
 		return slot;
 	}
 }
@@ -731,12 +727,25 @@ swr_exec(CustomScanState *node)
 	return ExecScan(&node->ss, swr_next, swr_recheck);
 }
 
-/* Add the counts of the scan that ends to the node's and abtree_status(). */
+/*
+ * Add the counts of the scan that ends to the node's (EXPLAIN ANALYZE), the
+ * indexes' (abtree_swr_stats) and abtree_status()'s.
+ */
 static void
 swr_finish_loop(SwrScanState *st)
 {
+	int			i;
+
 	if (st->owed < 0)
 		return;					/* not started, or already counted */
+	for (i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+
+		if (t->cur.draws > 0 || st->ntables == 1)
+			swr_stats_add(RelationGetRelid(t->index), &t->cur);
+		memset(&t->cur, 0, sizeof(SwrCounts));
+	}
 	st->sum.draws += st->cur.draws;
 	st->sum.rows += st->cur.rows;
 	st->sum.tree_rejects += st->cur.tree_rejects;
