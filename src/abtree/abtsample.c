@@ -135,6 +135,84 @@ abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	return sum;
 }
 
+/* Does page end where its parent's downlink said, i.e. has it not split? */
+static bool
+abt_page_ends_at(Page page, IndexTuple expected_hikey)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	if (expected_hikey == NULL)
+		return AbtPageIsRightmost(opaque);
+	return !AbtPageIsRightmost(opaque) &&
+		abt_pivot_key_equal((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
+							expected_hikey);
+}
+
+/* The key range of item off ends where the next item (or the page) does. */
+static IndexTuple
+abt_item_hikey(Page page, OffsetNumber off)
+{
+	if (off < PageGetMaxOffsetNumber(page))
+		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off + 1)));
+	if (!AbtPageIsRightmost(AbtPageGetOpaque(page)))
+		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
+	return NULL;
+}
+
+/* The only item of an internal page that meets the range, if just one does. */
+static OffsetNumber
+abt_only_item_in_range(Relation rel, AbtSampleRange *range, Page page)
+{
+	OffsetNumber off;
+	OffsetNumber found = InvalidOffsetNumber;
+
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+	{
+		if (!abt_item_in_range(rel, range, page, off))
+			continue;
+		if (OffsetNumberIsValid(found))
+			return InvalidOffsetNumber;
+		found = off;
+	}
+	return found;
+}
+
+/*
+ * Where a range draw starts: the highest page on which more than one item
+ * meets the range (or the leaf holding all of it).  Everything in the range
+ * lies below it, so spreading u over that page's items is as exact as
+ * spreading it over the root's, and draws are not rejected for landing in
+ * the parts of the root's items outside the range.  If a page we went
+ * through split after we read its parent, part of the range may have moved
+ * right of it: returns InvalidBuffer and the draw is rejected.
+ */
+static Buffer
+abt_range_start(Relation rel, AbtSampleRange *range, Buffer buf, IndexTuple *expected_hikey)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		OffsetNumber off;
+
+		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
+			return buf;
+		off = abt_only_item_in_range(rel, range, page);
+		if (!OffsetNumberIsValid(off))
+			return buf;
+		if (*expected_hikey)
+			pfree(*expected_hikey);
+		*expected_hikey = abt_item_hikey(page, off);
+		buf = abt_relandgetbuf(rel, buf,
+							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))));
+		if (!abt_page_ends_at(BufferGetPage(buf), *expected_hikey))
+		{
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+	}
+}
+
 bool
 abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			   ItemPointer result)
@@ -148,6 +226,16 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 
 	if (!BufferIsValid(buf))
 		return false;
+	if (range)
+	{
+		buf = abt_range_start(rel, range, buf, &expected_hikey);
+		if (!BufferIsValid(buf))
+		{
+			if (expected_hikey)
+				pfree(expected_hikey);
+			return false;
+		}
+	}
 	page = BufferGetPage(buf);
 	r = u * abt_range_page_weight(rel, info, range, rd, page);
 
@@ -164,12 +252,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			 * ended at, the parent overcounted: reject.  Otherwise the child
 			 * split after we read the parent, and the rest is to the right.
 			 */
-			bool		last = expected_hikey == NULL ? AbtPageIsRightmost(opaque) :
-				(!AbtPageIsRightmost(opaque) &&
-				 abt_pivot_key_equal((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
-									 expected_hikey));
-
-			if (last || AbtPageIsRightmost(opaque))
+			if (abt_page_ends_at(page, expected_hikey) || AbtPageIsRightmost(opaque))
 			{
 				UnlockReleaseBuffer(buf);
 				if (expected_hikey)
@@ -194,20 +277,16 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 		/* remember where the child's key range ends, then go down */
 		if (expected_hikey)
 			pfree(expected_hikey);
-		if (off < PageGetMaxOffsetNumber(page))
-			expected_hikey = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off + 1)));
-		else if (!AbtPageIsRightmost(opaque))
-			expected_hikey = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
-		else
-			expected_hikey = NULL;
+		expected_hikey = abt_item_hikey(page, off);
 		buf = abt_relandgetbuf(rel, buf, AbtDownlinkGetChild(itup));
 		page = BufferGetPage(buf);
 	}
 }
 
 /*
- * The weight abt_sample_one() spreads its u over: the root's items as the
- * reader sees them, restricted to the range.  It bounds the weight of the
+ * The weight abt_sample_one() spreads its u over: the items of the page a
+ * draw starts from (the root, or for a range abt_range_start()'s page) as
+ * the reader sees them, restricted to the range.  It bounds the weight of the
  * entries a draw can return, and a caller choosing between several indexes
  * (the partitions of a table) weighs each by it, so that every entry keeps
  * its probability w / (sum over the indexes).
@@ -215,14 +294,24 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 double
 abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
-	double		total;
+	for (;;)
+	{
+		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+		IndexTuple	expected_hikey = NULL;
+		double		total;
 
-	if (!BufferIsValid(buf))
-		return 0;
-	total = abt_range_page_weight(rel, abt_index_info(rel), range, rd, BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
-	return total;
+		if (!BufferIsValid(buf))
+			return 0;
+		if (range)
+			buf = abt_range_start(rel, range, buf, &expected_hikey);
+		if (expected_hikey)
+			pfree(expected_hikey);
+		if (!BufferIsValid(buf))
+			continue;			/* a page split under us: look again */
+		total = abt_range_page_weight(rel, abt_index_info(rel), range, rd, BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		return total;
+	}
 }
 
 /* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
