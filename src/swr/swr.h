@@ -4,8 +4,8 @@
  *	  TABLESAMPLE swr(n): n independent weighted draws with replacement
  *	  through a table's abtree index.
  *
- * See src/swr/README for the semantics, how draws become the block and
- * tuple callbacks of the TABLESAMPLE API, and the limits.
+ * See src/swr/README for the semantics, why a custom scan draws the sample,
+ * and the limits.
  *
  *-------------------------------------------------------------------------
  */

@@ -34,6 +34,9 @@
 #include "access/stratnum.h"
 #include "commands/defrem.h"
 #include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
 #include "common/pg_prng.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
