@@ -230,6 +230,13 @@ SELECT count(*) AS after_reset FROM abtree_swr_stats;
 -- what TABLESAMPLE cannot be applied to
 CREATE VIEW swr_v AS SELECT * FROM swr_w;
 SELECT * FROM swr_v TABLESAMPLE swr(5);
+CREATE FOREIGN DATA WRAPPER swr_fdw;
+CREATE SERVER swr_srv FOREIGN DATA WRAPPER swr_fdw;
+CREATE FOREIGN TABLE swr_ft (id int) SERVER swr_srv;
+SELECT * FROM swr_ft TABLESAMPLE swr(5);
+SET client_min_messages = warning;
+DROP FOREIGN DATA WRAPPER swr_fdw CASCADE;
+RESET client_min_messages;
 
 DROP VIEW swr_v;
 DROP TABLE swr_w, swr_n, swr_pa, swr_pb, swr_ip CASCADE;
