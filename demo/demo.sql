@@ -93,6 +93,18 @@ WITH draw AS (
 		timestamptz '2025-12-01', timestamptz '2025-12-31 23:59:59') t
 	JOIN orders o ON o.ctid = t)
 SELECT count(*) AS draws, min(placed_at)::date AS first, max(placed_at)::date AS last FROM draw;
+\echo '   TABLESAMPLE swr takes the range from WHERE and draws again for rows that'
+\echo '   fail the rest of it: exactly 1000 delivered orders of December 2025.'
+\echo '   EXPLAIN ANALYZE shows the index, the key range and why draws were redrawn.'
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT * FROM orders TABLESAMPLE swr(1000) REPEATABLE (7)
+ WHERE placed_at >= '2025-12-01' AND placed_at < '2026-01-01' AND status = 'delivered';
+SELECT count(*) AS rows, min(placed_at)::date AS first, max(placed_at)::date AS last,
+	   bool_and(status = 'delivered') AS all_delivered
+  FROM orders TABLESAMPLE swr(1000) REPEATABLE (7)
+ WHERE placed_at >= '2025-12-01' AND placed_at < '2026-01-01' AND status = 'delivered';
+SELECT index, scans, draws, rows_returned, rejected_by_filter, acceptance
+  FROM abtree_swr_stats;
 
 \echo
 \echo '== 7. Inserts and deletes keep the weights exact; abtree_verify checks it'

@@ -15,14 +15,16 @@ SELECT e.extname, e.extversion, e.extrelocatable, n.nspname AS schema, a.comment
   JOIN pg_available_extensions a ON a.name = e.extname
  WHERE e.extname = 'abtree';
 -- what the extension installs (array types and the row types of views left
--- out: PostgreSQL 18 lists them too)
+-- out: PostgreSQL 18 lists them too; composite types of CREATE TYPE stay)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object
   FROM pg_depend d
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'abtree')
    AND NOT EXISTS (SELECT FROM pg_type t
                     WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
-                      AND (t.typcategory = 'A' OR t.typrelid <> 0))
+                      AND (t.typcategory = 'A' OR
+                           EXISTS (SELECT FROM pg_class c
+                                    WHERE c.oid = t.typrelid AND c.relkind <> 'c')))
  ORDER BY 1;
 
 -- preloaded: the check passes quietly
