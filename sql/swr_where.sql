@@ -27,7 +27,7 @@ BEGIN
   WHILE p ->> 'Node Type' <> 'Custom Scan' LOOP
     p := p -> 'Plans' -> 0;
   END LOOP;
-  rows := p ->> 'Actual Rows';
+  rows := (p ->> 'Actual Rows')::numeric;
   draws := p ->> 'Draws';
   invisible := p ->> 'Draws Invisible';
   by_index := p ->> 'Draws Rejected by Index';
@@ -39,8 +39,8 @@ CREATE FUNCTION swr_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $
 DECLARE
   line text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
-    RETURN NEXT regexp_replace(line, '\d+', 'N', 'g');
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || query LOOP
+    RETURN NEXT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g');
   END LOOP;
 END $$;
 
@@ -82,7 +82,21 @@ SELECT (SELECT array_agg(id) FROM swr_w TABLESAMPLE swr(50) REPEATABLE (9) WHERE
 EXPLAIN (COSTS OFF)
   SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k BETWEEN 100 AND 199 AND v = 3;
 SELECT * FROM swr_explain('SELECT * FROM swr_w TABLESAMPLE swr(100) REPEATABLE (1) WHERE k < 100 AND v = 3');
-EXPLAIN (COSTS OFF, FORMAT YAML) SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k = 7;
+-- in structured formats: separate properties
+CREATE FUNCTION swr_plan_props(query text) RETURNS TABLE (key text, value text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF, FORMAT JSON) ' || query INTO p;
+  RETURN QUERY SELECT j.key, j.value FROM json_each_text(p -> 0 -> 'Plan') j
+    WHERE j.key IN ('Node Type', 'Custom Plan Provider', 'Filter', 'Sampling', 'Sample Index',
+                    'Sample Range', 'Filter Mode', 'Draws', 'Draws Invisible',
+                    'Draws Rejected by Index', 'Draws Rejected by Filter');
+END $$;
+SELECT key, CASE WHEN key LIKE 'Draws%' THEN value::bigint >= 0 ELSE NULL END AS count_ok,
+       CASE WHEN key NOT LIKE 'Draws%' THEN value END AS value
+  FROM swr_plan_props('SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE k = 7');
 -- a range on another column, or an operator outside the index's family, is
 -- not a key range: it is checked as a filter
 EXPLAIN (COSTS OFF) SELECT * FROM swr_w TABLESAMPLE swr(100) WHERE v < 3 AND k <> 5;
@@ -240,4 +254,4 @@ RESET client_min_messages;
 
 DROP VIEW swr_v;
 DROP TABLE swr_w, swr_n, swr_pa, swr_pb, swr_ip CASCADE;
-DROP FUNCTION swr_counts(text), swr_explain(text);
+DROP FUNCTION swr_counts(text), swr_explain(text), swr_plan_props(text);
