@@ -154,6 +154,13 @@ EXPLAIN (COSTS OFF) SELECT * FROM swr_n TABLESAMPLE swr(10) WHERE t < 'w2' COLLA
 EXPLAIN (COSTS OFF) SELECT * FROM swr_n TABLESAMPLE swr(10) WHERE t < 'w2' COLLATE "POSIX";
 SELECT count(*) AS rows, bool_and(t < 'w2' COLLATE "C") AS inside
   FROM swr_n TABLESAMPLE swr(300) WHERE t < 'w2' COLLATE "C";
+-- a bound computed when the scan starts, in memory of its own
+SET swr.bound = 'w2';
+SELECT count(*) AS rows, bool_and(t < 'w2' COLLATE "C") AS inside
+  FROM swr_n TABLESAMPLE swr(300) WHERE t < current_setting('swr.bound') COLLATE "C";
+EXPLAIN (COSTS OFF)
+  SELECT * FROM swr_n TABLESAMPLE swr(300) WHERE t < current_setting('swr.bound') COLLATE "C";
+RESET swr.bound;
 
 -- system columns, joins, locking
 SELECT count(*) AS rows FROM swr_w s TABLESAMPLE swr(20) REPEATABLE (2)

@@ -42,7 +42,9 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -97,6 +99,7 @@ typedef struct SwrScanState
 	pg_prng_state prng;
 	MemoryContext scancxt;		/* lives as long as the node */
 	MemoryContext drawcxt;		/* reset for every batch */
+	MemoryContext rangecxt;		/* the range bounds: reset for every scan */
 
 	int64		owed;			/* draws still to make; -1 before the start */
 	bool		exhausted;		/* nothing can be returned: stop */
@@ -284,6 +287,8 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->random_seed = pg_prng_uint32(&pg_global_prng_state);
 	st->drawcxt = AllocSetContextCreate(CurrentMemoryContext, "swr draws",
 										ALLOCSET_DEFAULT_SIZES);
+	st->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "swr range",
+										 ALLOCSET_SMALL_SIZES);
 	swr_open_tables(st, estate);
 	st->scancxt = CurrentMemoryContext;
 	st->owed = -1;				/* started by the first call */
@@ -298,6 +303,24 @@ swr_eval_arg(SwrScanState *st, ExprState *expr, bool *isnull)
 	return ExecEvalExprSwitchContext(expr, econtext, isnull);
 }
 
+/* A copy of range candidate cand's value that lives as long as the scan. */
+static Datum
+swr_copy_bound(SwrScanState *st, int cand, Datum value)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	int			nfixed = st->seedexpr ? 2 : 1;
+	int16		typlen;
+	bool		typbyval;
+	MemoryContext oldcxt;
+
+	get_typlenbyval(exprType(list_nth(cscan->custom_exprs, nfixed + cand)),
+					&typlen, &typbyval);
+	oldcxt = MemoryContextSwitchTo(st->rangecxt);
+	value = datumCopy(value, typbyval, typlen);
+	MemoryContextSwitchTo(oldcxt);
+	return value;
+}
+
 /* Position table t's range from the evaluated bounds of its candidates. */
 static void
 swr_position_range(SwrScanState *st, SwrTable *t)
@@ -309,6 +332,7 @@ swr_position_range(SwrScanState *st, SwrTable *t)
 	bool		open[2] = {true, true};
 	Oid			type = InvalidOid;
 	int			side;
+	MemoryContext oldcxt;
 
 	t->has_range = t->empty = false;
 	for (side = 0; side < 2; side++)
@@ -326,6 +350,8 @@ swr_position_range(SwrScanState *st, SwrTable *t)
 			t->empty = true;	/* a comparison with NULL is never true */
 			return;
 		}
+		/* out of the per-tuple memory, which every row's WHERE resets */
+		bound[side] = swr_copy_bound(st, cand, bound[side]);
 		get_op_opfamily_properties(list_nth_oid(opnos, cand), t->index->rd_opfamily[0],
 								   false, &strategy, &lefttype, &type);
 		incl[side] = strategy != BTLessStrategyNumber && strategy != BTGreaterStrategyNumber;
@@ -333,8 +359,10 @@ swr_position_range(SwrScanState *st, SwrTable *t)
 	}
 	if (open[0] && open[1])
 		return;
+	oldcxt = MemoryContextSwitchTo(st->rangecxt);
 	abt_range_bounds(t->index, type, bound[0], open[0], incl[0], bound[1], open[1], incl[1],
 					 &t->range);
+	MemoryContextSwitchTo(oldcxt);
 	t->has_range = true;
 }
 
@@ -367,6 +395,7 @@ swr_start(SwrScanState *st)
 	}
 	abt_seed_prng(&st->prng, true, (float8) seed);
 
+	MemoryContextReset(st->rangecxt);
 	for (i = 0; i < st->ntables; i++)
 	{
 		SwrTable   *t = &st->tables[i];
