@@ -62,6 +62,18 @@ SELECT count(*) FROM swr_w TABLESAMPLE swr(500) WHERE k < -1;
 SELECT rows, by_filter, removed, draws - invisible - by_index - by_filter = rows AS balanced
   FROM swr_counts('SELECT * FROM swr_w TABLESAMPLE swr(300) REPEATABLE (1) WHERE k BETWEEN 100 AND 199');
 
+-- a range draw starts below the root, where the range spans several
+-- items: in this three-level tree (whose root has two children) a tenth of
+-- the keys is drawn with few rejections; starting at the root, most draws
+-- would land outside the range and be rejected
+CREATE TABLE swr_big (k int) WITH (autovacuum_enabled = off);
+INSERT INTO swr_big SELECT i % 1000 FROM generate_series(1, 100000) i;
+CREATE INDEX swr_big_k ON swr_big USING abtree (k);
+SELECT height, pages_per_level FROM abtree_stats('swr_big_k');
+SELECT rows, by_index * 10 < draws AS few_rejected
+  FROM swr_counts('SELECT * FROM swr_big TABLESAMPLE swr(3000) REPEATABLE (1) WHERE k BETWEEN 100 AND 199');
+DROP TABLE swr_big;
+
 -- other clauses: rows that fail them are drawn again, so still n rows
 SELECT count(*) AS rows, bool_and(v = 3 AND k < 300) AS all_match
   FROM swr_w TABLESAMPLE swr(500) WHERE k < 300 AND v = 3;
