@@ -209,9 +209,11 @@ swr_make_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, List *leav
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
 	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make5(makeInteger(abt_swr_where),
-									   leaves,
-									   attnos, opnos, colls);
+	cpath->custom_private = list_make1(makeInteger(abt_swr_where));
+	cpath->custom_private = lappend(cpath->custom_private, leaves);
+	cpath->custom_private = lappend(cpath->custom_private, attnos);
+	cpath->custom_private = lappend(cpath->custom_private, opnos);
+	cpath->custom_private = lappend(cpath->custom_private, colls);
 	cpath->custom_private = lappend(cpath->custom_private, bounds);
 	cpath->methods = &swr_path_methods;
 	return cpath;
@@ -237,9 +239,13 @@ swr_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = exprs;
-	cscan->custom_private = list_make5(linitial(priv),
-									   makeBoolean(tsc->repeatable != NULL),
-									   lsecond(priv), lthird(priv), lfourth(priv));
+	/* the SWR_PRIV_* positions of swr.h */
+	cscan->custom_private = list_make1(linitial(priv));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeBoolean(tsc->repeatable != NULL));
+	cscan->custom_private = lappend(cscan->custom_private, lsecond(priv));
+	cscan->custom_private = lappend(cscan->custom_private, lthird(priv));
+	cscan->custom_private = lappend(cscan->custom_private, lfourth(priv));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, 4));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &swr_scan_methods;
