@@ -8,20 +8,15 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 
 my $cycles = $ENV{ABTREE_CRASH_CYCLES} // 4;
 
-my $node = PostgreSQL::Test::Cluster->new('abt_crash');
-$node->init(extra => ['--data-checksums']);
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-full_page_writes = on
-checkpoint_timeout = 30s
-autovacuum = off
-});
-$node->start;
+my $node = abtree_node('abt_crash', init => { extra => ['--data-checksums'] },
+	conf => "full_page_writes = on\ncheckpoint_timeout = 30s\n");
 $node->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
 CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
 CREATE INDEX t_k ON t USING abtree (k);
 CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 30);

@@ -13,19 +13,8 @@ use AbtreeCheck;
 
 my $seconds = $ENV{ABTREE_STRESS_SECONDS} // 15;
 
-my $node = PostgreSQL::Test::Cluster->new('abt_conc');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-});
-$node->start;
-$node->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
-CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
-CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 10);
-CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
-});
+my $node = abtree_node('abt_conc');
+create_stress_table($node);
 
 my %scripts = (
 	'insert.sql@6' => q{

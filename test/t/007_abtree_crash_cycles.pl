@@ -103,19 +103,11 @@ sub run_cycles
 sub new_primary
 {
 	my ($name, @extra) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 1, extra => [@extra]);
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-max_connections = 30
-});
-	$node->start;
+	my $node = abtree_node($name,
+		init => { allows_streaming => 1, extra => [@extra] },
+		conf => "max_connections = 30\n");
+	create_stress_table($node);
 	$node->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
-CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
-CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 10);
-CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
 INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
   FROM generate_series(1, 3000);
 });

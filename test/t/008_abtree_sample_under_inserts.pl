@@ -11,16 +11,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 
-my $node = PostgreSQL::Test::Cluster->new('abt_sui');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-});
-$node->start;
+my $node = abtree_node('abt_sui');
 $node->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
 CREATE TABLE u (k int, pad text);
 CREATE INDEX u_k ON u USING abtree (k) WITH (fillfactor = 50);
 INSERT INTO u SELECT i, md5(i::text) FROM generate_series(1, 20000) i;

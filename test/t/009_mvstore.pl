@@ -16,18 +16,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 use Time::HiRes qw(usleep);
 
-my $node = PostgreSQL::Test::Cluster->new('abt_mvs');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-abtree.mvstore_gc_interval = 100
-});
-$node->start;
+my $node = abtree_node('abt_mvs', conf => "abtree.mvstore_gc_interval = 100\n");
 $node->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
 CREATE TABLE t (k int, pad text);
 CREATE INDEX t_k ON t USING abtree (k);
 INSERT INTO t SELECT i, md5(i::text) FROM generate_series(1, 2000) i;

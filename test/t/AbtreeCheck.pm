@@ -2,9 +2,39 @@
 package AbtreeCheck;
 use strict;
 use warnings;
+use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
-our @EXPORT = qw(verify_at_rest);
+our @EXPORT = qw(abtree_node create_stress_table verify_at_rest);
+
+# A started node with abtree preloaded, autovacuum off (tests VACUUM when
+# they mean to), the extension created in postgres.  %opts: init => the
+# arguments of PostgreSQL::Test::Cluster::init, conf => more
+# postgresql.conf lines.
+sub abtree_node
+{
+	my ($name, %opts) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(%{ $opts{init} // {} });
+	$node->append_conf('postgresql.conf',
+		"shared_preload_libraries = 'abtree'\nautovacuum = off\n" . ($opts{conf} // ''));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION abtree');
+	return $node;
+}
+
+# The table of the concurrency and crash suites: t with a two-column
+# abtree of small fanout (many splits) and a weighted DESC one, t_kw.
+sub create_stress_table
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', q{
+CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
+CREATE INDEX t_pad ON t USING abtree (pad, id) WITH (fillfactor = 10);
+CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+});
+	return;
+}
 
 # VACUUM t, then: each index exact and complete (heapallindexed), and the
 # weighted index t_kw summing the live rows' weights.
