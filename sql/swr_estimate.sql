@@ -263,9 +263,8 @@ SELECT swr_avg_combine('{0,0,0,0,0,0}', '{0,0,0,0,0,0,0,0}');
 -- about 67%) are caught.
 --
 -- 200 samples are few: intervals that cover 90% instead of 95% still pass
--- with probability 0.80 (85%: 0.10).  Over 10000 seeds (1001..11000) the
--- six intervals below covered 94.8% to 95.3% of the time; the README shows
--- cases where the normal approximation is poor.
+-- with probability 0.80 (85%: 0.10); the README shows cases where the
+-- normal approximation is poor.
 --
 CREATE TABLE est_t (id int, v float8, w int);
 INSERT INTO est_t
