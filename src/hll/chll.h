@@ -142,7 +142,34 @@ chll_total(const uint8 *sk)
 	return chll_get64(sk + CHLL_OFF_TOTAL);
 }
 
+/*
+ * Where the parts of a sketch are, for the operations that change it: the
+ * header, the overflow array, and the bucket records in runs ("chunks") of
+ * per_chunk records each.  A value of the SQL type is one run
+ * (chll_view_flat); an index spreads a sketch over pages.  A chunk may be
+ * NULL if the caller knows the operation will not need it.  The view also
+ * notes what changed: the buckets (in the caller's bitmap dirty, if not
+ * NULL) and the overflow entries [ovf_lo, ovf_hi).
+ */
+#define CHLL_VIEW_MAX_CHUNKS	8
+
+typedef struct ChllView
+{
+	int			log2m;
+	uint8	   *hdr;
+	uint8	   *ovf;
+	uint8	   *chunk[CHLL_VIEW_MAX_CHUNKS];
+	int			per_chunk;
+	uint8	   *dirty;
+	int			ovf_lo;
+	int			ovf_hi;
+} ChllView;
+
 /* chll_sketch.c */
+extern void chll_view_flat(ChllView *v, uint8 *sk);
+extern ChllStatus chll_view_add(ChllView *v, uint64 hash);
+extern ChllStatus chll_view_remove(ChllView *v, uint64 hash);
+extern int	chll_hash_bucket(uint64 hash, int log2m);
 extern int	chll_overflow_capacity(int log2m);
 extern Size chll_sketch_size(int log2m);
 extern void chll_init(uint8 *sk, int log2m);

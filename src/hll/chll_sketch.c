@@ -7,6 +7,13 @@
  * Nothing here allocates memory or raises an ERROR (see chll.h); problems
  * come back as a ChllStatus or a message in a caller's buffer.
  *
+ * The operations that change a sketch work on a ChllView: where the
+ * header, the overflow array and each run of bucket records are.  A value
+ * of the SQL type is one contiguous run (chll_view_flat); an index keeps
+ * the header and the overflow array on one page and the buckets on a few
+ * others (src/abtree/abtsketch.c).  The view also records what changed, so
+ * that the index can log exactly that.
+ *
  *-------------------------------------------------------------------------
  */
 #include "hll/chll.h"
@@ -50,12 +57,6 @@ ovf_used(const uint8 *sk)
 	return chll_get16(sk + CHLL_OFF_OVF_USED);
 }
 
-static inline void
-set_approx(uint8 *sk)
-{
-	sk[CHLL_OFF_FLAGS] |= CHLL_FLAG_APPROX;
-}
-
 /*
  * One overflow entry per bucket (and never fewer than 16): then the top
  * slot of every bucket, the one the estimate reads, can be counted exactly
@@ -74,15 +75,89 @@ chll_sketch_size(int log2m)
 	return entry_off(log2m, chll_overflow_capacity(log2m));
 }
 
+/* The header of an empty sketch */
+static void
+init_header(uint8 *hdr, int log2m)
+{
+	memset(hdr, 0, CHLL_HEADER_SIZE);
+	hdr[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
+	hdr[CHLL_OFF_LOG2M] = (uint8) log2m;
+	chll_put16(hdr + CHLL_OFF_OVF_CAPACITY, (uint16) chll_overflow_capacity(log2m));
+	chll_put64(hdr + CHLL_OFF_PRNG, CHLL_PRNG_SEED);
+}
+
 void
 chll_init(uint8 *sk, int log2m)
 {
 	Assert(log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M);
 	memset(sk, 0, chll_sketch_size(log2m));
-	sk[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
-	sk[CHLL_OFF_LOG2M] = (uint8) log2m;
-	chll_put16(sk + CHLL_OFF_OVF_CAPACITY, (uint16) chll_overflow_capacity(log2m));
-	chll_put64(sk + CHLL_OFF_PRNG, CHLL_PRNG_SEED);
+	init_header(sk, log2m);
+}
+
+/* ----------------------------------------------------------------
+ * Views
+ * ----------------------------------------------------------------
+ */
+
+/* A view of a contiguous sketch; it tracks no changes */
+void
+chll_view_flat(ChllView *v, uint8 *sk)
+{
+	memset(v, 0, sizeof(ChllView));
+	v->log2m = chll_log2m(sk);
+	v->hdr = sk;
+	v->ovf = sk + entry_off(v->log2m, 0);
+	v->chunk[0] = sk + bucket_off(0);
+	v->per_chunk = 1 << v->log2m;
+	v->ovf_lo = PG_INT32_MAX;
+}
+
+static inline uint8 *
+view_bucket(ChllView *v, int bucket)
+{
+	int			c = bucket / v->per_chunk;
+
+	Assert(v->chunk[c] != NULL);
+	return v->chunk[c] + (Size) (bucket - c * v->per_chunk) * CHLL_BUCKET_SIZE;
+}
+
+static inline uint8 *
+view_slot(ChllView *v, int bucket, int z)
+{
+	return view_bucket(v, bucket) + 4 + z;
+}
+
+static inline uint8 *
+view_entry(ChllView *v, int e)
+{
+	return v->ovf + (Size) e * CHLL_ENTRY_SIZE;
+}
+
+static inline int
+view_ovf_used(ChllView *v)
+{
+	return chll_get16(v->hdr + CHLL_OFF_OVF_USED);
+}
+
+/* Note changes for a caller that logs them */
+static inline void
+touch_bucket(ChllView *v, int bucket)
+{
+	if (v->dirty)
+		v->dirty[bucket / 8] |= (uint8) (1 << (bucket % 8));
+}
+
+static inline void
+touch_entries(ChllView *v, int lo, int hi)
+{
+	v->ovf_lo = Min(v->ovf_lo, lo);
+	v->ovf_hi = Max(v->ovf_hi, hi);
+}
+
+static inline void
+set_approx(ChllView *v)
+{
+	v->hdr[CHLL_OFF_FLAGS] |= CHLL_FLAG_APPROX;
 }
 
 /* ----------------------------------------------------------------
@@ -108,21 +183,21 @@ chll_mix64(uint64 x)
 
 /* Next number of the sketch's own generator (splitmix64, Weyl sequence) */
 static uint64
-prng_next(uint8 *sk)
+prng_next(ChllView *v)
 {
-	uint64		s = chll_get64(sk + CHLL_OFF_PRNG) + UINT64CONST(0x9e3779b97f4a7c15);
+	uint64		s = chll_get64(v->hdr + CHLL_OFF_PRNG) + UINT64CONST(0x9e3779b97f4a7c15);
 
-	chll_put64(sk + CHLL_OFF_PRNG, s);
+	chll_put64(v->hdr + CHLL_OFF_PRNG, s);
 	return chll_mix64(s);
 }
 
 /* true with probability 2^-k */
 static bool
-coin(uint8 *sk, int k)
+coin(ChllView *v, int k)
 {
 	if (k >= 64)
 		return false;
-	return (prng_next(sk) >> (64 - k)) == 0;
+	return (prng_next(v) >> (64 - k)) == 0;
 }
 
 /* Leading zeros of the CHLL_QBITS bits below the bucket bits, at most CHLL_QBITS */
@@ -134,6 +209,12 @@ hash_zeros(uint64 hash, int log2m)
 	if ((w >> (64 - CHLL_QBITS)) == 0)
 		return CHLL_QBITS;
 	return 63 - pg_leftmost_one_pos64(w);
+}
+
+int
+chll_hash_bucket(uint64 hash, int log2m)
+{
+	return (int) (hash >> (64 - log2m));
 }
 
 /* ----------------------------------------------------------------
@@ -162,21 +243,21 @@ chll_raw_count(int raw)
  * random so that the expected count stays exact.
  */
 static uint8
-encode_approx(uint8 *sk, uint64 count)
+encode_approx(ChllView *v, uint64 count)
 {
-	int			v;
+	int			raw;
 	uint64		lo;
 	uint64		step;
 
 	Assert(count > CHLL_RAW_EXACT_MAX);
-	v = 128 + pg_leftmost_one_pos64(count - 127);
-	if (v >= CHLL_RAW_MAX)
+	raw = 128 + pg_leftmost_one_pos64(count - 127);
+	if (raw >= CHLL_RAW_MAX)
 		return CHLL_RAW_MAX;
-	lo = chll_raw_count(v);
-	step = UINT64CONST(1) << (v - 128);
-	if ((prng_next(sk) & (step - 1)) < count - lo)
-		v++;
-	return (uint8) v;
+	lo = chll_raw_count(raw);
+	step = UINT64CONST(1) << (raw - 128);
+	if ((prng_next(v) & (step - 1)) < count - lo)
+		raw++;
+	return (uint8) raw;
 }
 
 /* ----------------------------------------------------------------
@@ -191,15 +272,14 @@ entry_key(const uint8 *e)
 }
 
 /*
- * Position of (bucket, z), or where it would go.  Every addition to a
- * frequent slot comes here, so the loop has no unpredictable branch.
+ * Position of (bucket, z), or where it would go, among the used entries
+ * at base.  Every addition to a frequent slot comes here, so the loop has
+ * no unpredictable branch.
  */
 static int
-entry_search(const uint8 *sk, int bucket, int z, bool *found)
+entries_search(const uint8 *base, int used, int bucket, int z, bool *found)
 {
-	const uint8 *base = sk + entry_off(chll_log2m(sk), 0);
 	uint32		key = ((uint32) bucket << 8) | (uint32) z;
-	int			used = ovf_used(sk);
 	int			lo = 0;
 	int			n = used;
 
@@ -216,63 +296,76 @@ entry_search(const uint8 *sk, int bucket, int z, bool *found)
 	return lo;
 }
 
-static void
-entry_insert(uint8 *sk, int pos, int bucket, int z, uint32 count)
+static inline int
+entry_search(ChllView *v, int bucket, int z, bool *found)
 {
-	int			log2m = chll_log2m(sk);
-	int			used = ovf_used(sk);
-	uint8	   *e = sk + entry_off(log2m, pos);
+	return entries_search(v->ovf, view_ovf_used(v), bucket, z, found);
+}
 
-	Assert(used < chll_get16(sk + CHLL_OFF_OVF_CAPACITY));
+static void
+entry_insert(ChllView *v, int pos, int bucket, int z, uint32 count)
+{
+	int			used = view_ovf_used(v);
+	uint8	   *e = view_entry(v, pos);
+
+	Assert(used < chll_get16(v->hdr + CHLL_OFF_OVF_CAPACITY));
 	memmove(e + CHLL_ENTRY_SIZE, e, (Size) (used - pos) * CHLL_ENTRY_SIZE);
 	chll_put16(e, (uint16) bucket);
 	e[2] = (uint8) z;
 	e[3] = 0;
 	chll_put32(e + 4, count);
-	chll_put16(sk + CHLL_OFF_OVF_USED, (uint16) (used + 1));
+	chll_put16(v->hdr + CHLL_OFF_OVF_USED, (uint16) (used + 1));
+	touch_entries(v, pos, used + 1);
 }
 
 /* Remove entries [pos, pos + n), keeping unused entries zero */
 static void
-entry_delete(uint8 *sk, int pos, int n)
+entry_delete(ChllView *v, int pos, int n)
 {
-	int			log2m = chll_log2m(sk);
-	int			used = ovf_used(sk);
+	int			used = view_ovf_used(v);
 
-	memmove(sk + entry_off(log2m, pos), sk + entry_off(log2m, pos + n),
+	memmove(view_entry(v, pos), view_entry(v, pos + n),
 			(Size) (used - pos - n) * CHLL_ENTRY_SIZE);
-	memset(sk + entry_off(log2m, used - n), 0, (Size) n * CHLL_ENTRY_SIZE);
-	chll_put16(sk + CHLL_OFF_OVF_USED, (uint16) (used - n));
+	memset(view_entry(v, used - n), 0, (Size) n * CHLL_ENTRY_SIZE);
+	chll_put16(v->hdr + CHLL_OFF_OVF_USED, (uint16) (used - n));
+	touch_entries(v, pos, used);
+}
+
+static void
+entry_set_count(ChllView *v, int pos, uint32 count)
+{
+	chll_put32(view_entry(v, pos) + 4, count);
+	touch_entries(v, pos, pos + 1);
 }
 
 /* Give up an entry: its slot goes back to a counter byte */
 static void
-demote(uint8 *sk, int pos)
+demote(ChllView *v, int pos)
 {
-	uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+	uint8	   *e = view_entry(v, pos);
 	int			bucket = chll_get16(e);
 	int			z = e[2];
 	uint64		count = chll_get32(e + 4);
 
-	entry_delete(sk, pos, 1);
+	entry_delete(v, pos, 1);
+	touch_bucket(v, bucket);
 	if (count <= CHLL_RAW_EXACT_MAX)
-		sk[slot_off(bucket, z)] = (uint8) count;
+		*view_slot(v, bucket, z) = (uint8) count;
 	else
 	{
-		sk[slot_off(bucket, z)] = encode_approx(sk, count);
-		set_approx(sk);
+		*view_slot(v, bucket, z) = encode_approx(v, count);
+		set_approx(v);
 	}
 }
 
 /*
- * The highest z with a nonzero counter in a bucket, or -1.  Eight counters
- * at a time: the estimate and every eviction decision need it.
+ * The highest z with a nonzero counter among a bucket's counters, or -1.
+ * Eight counters at a time: the estimate and every eviction decision need
+ * it.
  */
 static int
-bucket_top(const uint8 *sk, int bucket)
+slots_top(const uint8 *slots)
 {
-	const uint8 *slots = sk + slot_off(bucket, 0);
-
 	StaticAssertStmt(CHLL_SLOTS % 8 == 0, "counters must fill whole words");
 	for (int w = CHLL_SLOTS / 8 - 1; w >= 0; w--)
 	{
@@ -287,6 +380,12 @@ bucket_top(const uint8 *sk, int bucket)
 #endif
 	}
 	return -1;
+}
+
+static inline int
+bucket_top(ChllView *v, int bucket)
+{
+	return slots_top(view_slot(v, bucket, 0));
 }
 
 /*
@@ -311,19 +410,19 @@ slot_rank(int top, int z)
  * demoted if it is less important than this one.  Returns false when the
  * slot must stay a counter byte.  The depth test comes first so that a deep
  * slot hovering around 128 does not search for a victim on every addition.
+ * Only a full array makes us read (and perhaps change) other buckets.
  */
 static bool
-promote(uint8 *sk, int bucket, int z, uint32 count)
+promote(ChllView *v, int bucket, int z, uint32 count)
 {
-	int			log2m = chll_log2m(sk);
-	int			used = ovf_used(sk);
-	int			top = Max(bucket_top(sk, bucket), z);
+	int			used = view_ovf_used(v);
+	int			top = Max(bucket_top(v, bucket), z);
 	int			pos;
 	bool		found;
 
 	if (top - z > CHLL_EXACT_DEPTH)
 		return false;
-	if (used >= chll_get16(sk + CHLL_OFF_OVF_CAPACITY))
+	if (used >= chll_get16(v->hdr + CHLL_OFF_OVF_CAPACITY))
 	{
 		int			victim = -1;
 		int			victim_rank = -1;
@@ -331,9 +430,8 @@ promote(uint8 *sk, int bucket, int z, uint32 count)
 
 		for (int e = 0; e < used; e++)
 		{
-			const uint8 *ep = sk + entry_off(log2m, e);
-			int			b = chll_get16(ep);
-			int			rank = slot_rank(bucket_top(sk, b), ep[2]);
+			const uint8 *ep = view_entry(v, e);
+			int			rank = slot_rank(bucket_top(v, chll_get16(ep)), ep[2]);
 			uint32		c = chll_get32(ep + 4);
 
 			if (rank > victim_rank || (rank == victim_rank && c > victim_count))
@@ -345,12 +443,12 @@ promote(uint8 *sk, int bucket, int z, uint32 count)
 		}
 		if (victim < 0 || victim_rank <= slot_rank(top, z))
 			return false;
-		demote(sk, victim);
+		demote(v, victim);
 	}
-	pos = entry_search(sk, bucket, z, &found);
+	pos = entry_search(v, bucket, z, &found);
 	Assert(!found);
-	entry_insert(sk, pos, bucket, z, count);
-	sk[slot_off(bucket, z)] = CHLL_RAW_OVERFLOW;
+	entry_insert(v, pos, bucket, z, count);
+	*view_slot(v, bucket, z) = CHLL_RAW_OVERFLOW;
 	return true;
 }
 
@@ -358,13 +456,13 @@ promote(uint8 *sk, int bucket, int z, uint32 count)
  * Read one slot.  Returns false if the bytes are inconsistent (an invalid
  * counter byte, or an overflow marker without its entry).
  */
-bool
-chll_slot(const uint8 *sk, int bucket, int z, int *raw, uint64 *count, bool *exact)
+static bool
+view_read_slot(ChllView *v, int bucket, int z, int *raw, uint64 *count, bool *exact)
 {
 	bool		found;
 	int			pos;
 
-	*raw = sk[slot_off(bucket, z)];
+	*raw = *view_slot(v, bucket, z);
 	*exact = true;
 	if (*raw <= CHLL_RAW_EXACT_MAX)
 	{
@@ -379,53 +477,61 @@ chll_slot(const uint8 *sk, int bucket, int z, int *raw, uint64 *count, bool *exa
 	}
 	if (*raw != CHLL_RAW_OVERFLOW)
 		return false;
-	pos = entry_search(sk, bucket, z, &found);
+	pos = entry_search(v, bucket, z, &found);
 	if (!found)
 		return false;
-	*count = chll_get32(sk + entry_off(chll_log2m(sk), pos) + 4);
+	*count = chll_get32(view_entry(v, pos) + 4);
 	return true;
 }
 
-static ChllStatus
-slot_increment(uint8 *sk, int bucket, int z)
+bool
+chll_slot(const uint8 *sk, int bucket, int z, int *raw, uint64 *count, bool *exact)
 {
-	uint8	   *slot = sk + slot_off(bucket, z);
+	ChllView	v;
+
+	chll_view_flat(&v, unconstify(uint8 *, sk));
+	return view_read_slot(&v, bucket, z, raw, count, exact);
+}
+
+static ChllStatus
+slot_increment(ChllView *v, int bucket, int z)
+{
+	uint8	   *slot = view_slot(v, bucket, z);
 	int			raw = *slot;
 
 	if (raw < CHLL_RAW_EXACT_MAX)
 		(*slot)++;
 	else if (raw == CHLL_RAW_EXACT_MAX)
 	{
-		if (!promote(sk, bucket, z, CHLL_RAW_EXACT_MAX + 1))
+		if (!promote(v, bucket, z, CHLL_RAW_EXACT_MAX + 1))
 		{
 			*slot = CHLL_RAW_EXACT_MAX + 1;
-			set_approx(sk);
+			set_approx(v);
 		}
 	}
 	else if (raw <= CHLL_RAW_MAX)
 	{
 		/* Algorithm 6.2: increment with probability 2^-(v-128) */
-		if (raw < CHLL_RAW_MAX && coin(sk, raw - 128))
+		if (raw < CHLL_RAW_MAX && coin(v, raw - 128))
 			(*slot)++;
 	}
 	else if (raw == CHLL_RAW_OVERFLOW)
 	{
 		bool		found;
-		int			pos = entry_search(sk, bucket, z, &found);
-		uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+		int			pos = entry_search(v, bucket, z, &found);
 		uint32		c;
 
 		if (!found)
 			return CHLL_CORRUPT;
-		c = chll_get32(e + 4);
+		c = chll_get32(view_entry(v, pos) + 4);
 		if (c == PG_UINT32_MAX)
 		{
 			/* beyond 32 bits: go on counting probabilistically */
-			demote(sk, pos);
-			*slot = encode_approx(sk, (uint64) c + 1);
+			demote(v, pos);
+			*slot = encode_approx(v, (uint64) c + 1);
 		}
 		else
-			chll_put32(e + 4, c + 1);
+			entry_set_count(v, pos, c + 1);
 	}
 	else
 		return CHLL_CORRUPT;
@@ -433,9 +539,9 @@ slot_increment(uint8 *sk, int bucket, int z)
 }
 
 static ChllStatus
-slot_decrement(uint8 *sk, int bucket, int z)
+slot_decrement(ChllView *v, int bucket, int z)
 {
-	uint8	   *slot = sk + slot_off(bucket, z);
+	uint8	   *slot = view_slot(v, bucket, z);
 	int			raw = *slot;
 
 	if (raw <= CHLL_RAW_EXACT_MAX + 1)
@@ -446,26 +552,25 @@ slot_decrement(uint8 *sk, int bucket, int z)
 	else if (raw <= CHLL_RAW_MAX)
 	{
 		/* the mirror of the increment keeps the expected count exact */
-		if (coin(sk, raw - 129))
+		if (coin(v, raw - 129))
 			(*slot)--;
 	}
 	else if (raw == CHLL_RAW_OVERFLOW)
 	{
 		bool		found;
-		int			pos = entry_search(sk, bucket, z, &found);
-		uint8	   *e = sk + entry_off(chll_log2m(sk), pos);
+		int			pos = entry_search(v, bucket, z, &found);
 		uint32		c;
 
 		if (!found)
 			return CHLL_CORRUPT;
-		c = chll_get32(e + 4) - 1;
+		c = chll_get32(view_entry(v, pos) + 4) - 1;
 		if (c <= CHLL_RAW_EXACT_MAX)
 		{
-			entry_delete(sk, pos, 1);
+			entry_delete(v, pos, 1);
 			*slot = (uint8) c;
 		}
 		else
-			chll_put32(e + 4, c);
+			entry_set_count(v, pos, c);
 	}
 	else
 		return CHLL_CORRUPT;
@@ -477,15 +582,40 @@ slot_decrement(uint8 *sk, int bucket, int z)
  * probabilistic counters may have left behind.
  */
 static void
-clear_bucket(uint8 *sk, int bucket)
+clear_bucket(ChllView *v, int bucket)
 {
 	bool		found;
-	int			lo = entry_search(sk, bucket, 0, &found);
-	int			hi = entry_search(sk, bucket + 1, 0, &found);
+	int			lo = entry_search(v, bucket, 0, &found);
+	int			hi = entry_search(v, bucket + 1, 0, &found);
 
-	memset(sk + slot_off(bucket, 0), 0, CHLL_SLOTS);
+	memset(view_slot(v, bucket, 0), 0, CHLL_SLOTS);
 	if (hi > lo)
-		entry_delete(sk, lo, hi - lo);
+		entry_delete(v, lo, hi - lo);
+}
+
+/*
+ * Back to the empty sketch.  Every bucket is empty by then (each was
+ * cleared when its exact count reached zero) unless one saturated, which
+ * takes 2^32 values in one bucket; those are cleared if the view has them.
+ */
+static void
+view_reset(ChllView *v)
+{
+	int			m = 1 << v->log2m;
+
+	init_header(v->hdr, v->log2m);
+	memset(v->ovf, 0, (Size) chll_overflow_capacity(v->log2m) * CHLL_ENTRY_SIZE);
+	touch_entries(v, 0, chll_overflow_capacity(v->log2m));
+	for (int i = 0; i < m; i++)
+	{
+		if (v->chunk[i / v->per_chunk] == NULL)
+			continue;
+		if (chll_get32(view_bucket(v, i)) != 0 || slots_top(view_slot(v, i, 0)) >= 0)
+		{
+			memset(view_bucket(v, i), 0, CHLL_BUCKET_SIZE);
+			touch_bucket(v, i);
+		}
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -494,26 +624,26 @@ clear_bucket(uint8 *sk, int bucket)
  */
 
 ChllStatus
-chll_add_hash(uint8 *sk, uint64 hash)
+chll_view_add(ChllView *v, uint64 hash)
 {
-	int			log2m = chll_log2m(sk);
-	int			bucket = (int) (hash >> (64 - log2m));
-	uint8	   *b = sk + bucket_off(bucket);
+	int			bucket = chll_hash_bucket(hash, v->log2m);
+	uint8	   *b = view_bucket(v, bucket);
 	uint32		bcount = chll_get32(b);
-	uint64		total = chll_total(sk);
+	uint64		total = chll_get64(v->hdr + CHLL_OFF_TOTAL);
 	ChllStatus	st;
 
-	st = slot_increment(sk, bucket, hash_zeros(hash, log2m));
+	touch_bucket(v, bucket);
+	st = slot_increment(v, bucket, hash_zeros(hash, v->log2m));
 	if (st != CHLL_OK)
 		return st;
 	if (bcount != CHLL_BUCKET_SATURATED)
 	{
 		chll_put32(b, bcount + 1);
 		if (bcount + 1 == CHLL_BUCKET_SATURATED)
-			set_approx(sk);
+			set_approx(v);
 	}
 	if (total != PG_UINT64_MAX)
-		chll_put64(sk + CHLL_OFF_TOTAL, total + 1);
+		chll_put64(v->hdr + CHLL_OFF_TOTAL, total + 1);
 	return CHLL_OK;
 }
 
@@ -525,37 +655,57 @@ chll_add_hash(uint8 *sk, uint64 hash)
  * exact counts go down all the same.
  */
 ChllStatus
-chll_remove_hash(uint8 *sk, uint64 hash)
+chll_view_remove(ChllView *v, uint64 hash)
 {
-	int			log2m = chll_log2m(sk);
-	int			bucket = (int) (hash >> (64 - log2m));
-	int			z = hash_zeros(hash, log2m);
-	uint8	   *b = sk + bucket_off(bucket);
+	int			bucket = chll_hash_bucket(hash, v->log2m);
+	int			z = hash_zeros(hash, v->log2m);
+	uint8	   *b = view_bucket(v, bucket);
 	uint32		bcount = chll_get32(b);
-	uint64		total = chll_total(sk);
+	uint64		total = chll_get64(v->hdr + CHLL_OFF_TOTAL);
 
 	if (bcount == 0 || total == 0)
 		return CHLL_NOT_PRESENT;
-	if (sk[slot_off(bucket, z)] != 0)
+	if (*view_slot(v, bucket, z) != 0)
 	{
-		ChllStatus	st = slot_decrement(sk, bucket, z);
+		ChllStatus	st;
 
+		touch_bucket(v, bucket);
+		st = slot_decrement(v, bucket, z);
 		if (st != CHLL_OK)
 			return st;
 	}
-	else if ((sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
+	else if ((v->hdr[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
 		return CHLL_NOT_PRESENT;
 
+	touch_bucket(v, bucket);
 	if (bcount != CHLL_BUCKET_SATURATED)
 	{
 		chll_put32(b, bcount - 1);
 		if (bcount == 1)
-			clear_bucket(sk, bucket);
+			clear_bucket(v, bucket);
 	}
-	chll_put64(sk + CHLL_OFF_TOTAL, total - 1);
+	chll_put64(v->hdr + CHLL_OFF_TOTAL, total - 1);
 	if (total == 1)
-		chll_init(sk, log2m);	/* the empty sketch, byte for byte */
+		view_reset(v);			/* the empty sketch, byte for byte */
 	return CHLL_OK;
+}
+
+ChllStatus
+chll_add_hash(uint8 *sk, uint64 hash)
+{
+	ChllView	v;
+
+	chll_view_flat(&v, sk);
+	return chll_view_add(&v, hash);
+}
+
+ChllStatus
+chll_remove_hash(uint8 *sk, uint64 hash)
+{
+	ChllView	v;
+
+	chll_view_flat(&v, sk);
+	return chll_view_remove(&v, hash);
 }
 
 /* Every counter byte valid and every overflow marker backed by an entry? */
@@ -579,9 +729,9 @@ slots_consistent(const uint8 *sk)
 
 /* Set a nonzero count, exact or not, choosing its representation */
 static void
-slot_set(uint8 *sk, int bucket, int z, uint64 count, bool exact)
+slot_set(ChllView *v, int bucket, int z, uint64 count, bool exact)
 {
-	uint8	   *slot = sk + slot_off(bucket, z);
+	uint8	   *slot = view_slot(v, bucket, z);
 	bool		found;
 	int			pos;
 
@@ -592,22 +742,22 @@ slot_set(uint8 *sk, int bucket, int z, uint64 count, bool exact)
 
 	if (*slot == CHLL_RAW_OVERFLOW)
 	{
-		pos = entry_search(sk, bucket, z, &found);
+		pos = entry_search(v, bucket, z, &found);
 		Assert(found);
 		if (exact && count > CHLL_RAW_EXACT_MAX)
 		{
-			chll_put32(sk + entry_off(chll_log2m(sk), pos) + 4, (uint32) count);
+			entry_set_count(v, pos, (uint32) count);
 			return;
 		}
-		entry_delete(sk, pos, 1);
+		entry_delete(v, pos, 1);
 		*slot = 0;
 	}
 	if (count <= CHLL_RAW_EXACT_MAX)
 		*slot = (uint8) count;
-	else if (!exact || !promote(sk, bucket, z, (uint32) count))
+	else if (!exact || !promote(v, bucket, z, (uint32) count))
 	{
-		*slot = encode_approx(sk, count);
-		set_approx(sk);
+		*slot = encode_approx(v, count);
+		set_approx(v);
 	}
 }
 
@@ -627,11 +777,13 @@ ChllStatus
 chll_union_into(uint8 *dst, const uint8 *src)
 {
 	int			m = bucket_count(dst);
+	ChllView	v;
 
 	if (chll_log2m(dst) != chll_log2m(src) ||
 		!slots_consistent(dst) || !slots_consistent(src))
 		return CHLL_CORRUPT;
 
+	chll_view_flat(&v, dst);
 	for (int i = 0; i < m; i++)
 	{
 		uint64		sb = chll_get32(src + bucket_off(i));
@@ -651,13 +803,13 @@ chll_union_into(uint8 *dst, const uint8 *src)
 			if (sc == 0)
 				continue;
 			(void) chll_slot(dst, i, z, &raw, &dc, &dexact);
-			slot_set(dst, i, z, add_sat64(sc, dc), sexact && dexact);
+			slot_set(&v, i, z, add_sat64(sc, dc), sexact && dexact);
 		}
 		if (sb == CHLL_BUCKET_SATURATED || db == CHLL_BUCKET_SATURATED ||
 			sb + db >= CHLL_BUCKET_SATURATED)
 		{
 			chll_put32(dst + bucket_off(i), CHLL_BUCKET_SATURATED);
-			set_approx(dst);
+			set_approx(&v);
 		}
 		else
 			chll_put32(dst + bucket_off(i), (uint32) (sb + db));
@@ -680,7 +832,7 @@ chll_union_into(uint8 *dst, const uint8 *src)
 static int
 bucket_register(const uint8 *sk, int bucket)
 {
-	int			top = bucket_top(sk, bucket);
+	int			top = slots_top(sk + slot_off(bucket, 0));
 
 	if (top >= 0)
 		return top + 1;
