@@ -31,6 +31,7 @@ OBJS = \
 	src/abtree/abtrange.o \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
+	src/abtree/abtsketch.o \
 	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \
 	src/abtree/abtverify.o \

@@ -26,6 +26,7 @@ const char *const abt_guc_names[] = {
 	"abtree.mvstore_gc_interval",
 	"abtree.mvstore_size",
 	"abtree.range_selectivity",
+	"abtree.sketch_ndistinct",
 	"abtree.swr_index",
 	"abtree.swr_where",
 	"abtree.weight_protocol",
@@ -139,6 +140,15 @@ abt_define_gucs(void)
 							 "The histogram, the fraction of NULLs and the frequencies of the most common values are recounted from the index's weights at planning time; other statistics stay ANALYZE's. Only for columns ANALYZE has seen and unweighted, non-partial abtree indexes.",
 							 &abt_range_selectivity,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.sketch_ndistinct",
+							 "Gives the planner the number of distinct values of columns from the sketches abtree indexes keep.",
+							 "For a column that is a key column of a valid, non-partial abtree index with a sketch (reloption sketch, on by default), n_distinct comes from the sketch, which inserts and VACUUM keep current; also for columns ANALYZE has not seen. See the view abtree_column_ndistinct.",
+							 &abt_sketch_ndistinct,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

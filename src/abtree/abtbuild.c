@@ -66,6 +66,7 @@ typedef struct AbtBuildState
 	TupleTableSlot *slot;		/* the index columns, then the heap TID */
 	int			natts;			/* index columns */
 	double		indtuples;
+	AbtSketchBuild *sketches;
 } AbtBuildState;
 
 static void
@@ -246,6 +247,7 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 
 		CHECK_FOR_INTERRUPTS();
 		slot_getallattrs(slot);
+		abt_sketch_build_add(index, bs->sketches, slot->tts_values, slot->tts_isnull);
 		/* bulk-loaded entries are valid from the start, for every snapshot */
 		leaf = abt_form_leaf(index, info, slot->tts_values, slot->tts_isnull,
 							 (ItemPointer) DatumGetPointer(slot->tts_values[bs->natts]),
@@ -329,6 +331,7 @@ abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_TABLESCAN);
 	abt_build_sort_begin(index, &bs);
 	bs.indtuples = 0;
+	bs.sketches = abt_sketch_build_begin(index);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   abt_build_callback, &bs, NULL);
 
@@ -364,6 +367,7 @@ abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	meta = AbtPageGetMeta(metapage);
 	meta->root = writer.pages[0].blkno;
 	meta->level = writer.level;
+	abt_sketch_write_pages(index, MAIN_FORKNUM, bs.sketches, meta);
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 
@@ -393,6 +397,11 @@ abtbuildempty(Relation index)
 #endif
 	START_CRIT_SECTION();
 	abt_init_metapage(BufferGetPage(buf), info->weighted, info->weight_attno);
+	MarkBufferDirty(buf);
+	END_CRIT_SECTION();
+	/* empty sketches after it; then the metapage, which points to them */
+	abt_sketch_write_pages(index, INIT_FORKNUM, NULL, AbtPageGetMeta(BufferGetPage(buf)));
+	START_CRIT_SECTION();
 	MarkBufferDirty(buf);
 	log_newpage_buffer(buf, true);
 	END_CRIT_SECTION();

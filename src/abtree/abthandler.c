@@ -26,7 +26,7 @@
 #include "utils/syscache.h"
 
 static relopt_kind abt_relopt_kind;
-static relopt_parse_elt abt_relopt_tab[2];
+static relopt_parse_elt abt_relopt_tab[3];
 
 /* Called from _PG_init, preloaded or not: reloptions must parse anywhere. */
 void
@@ -46,6 +46,12 @@ abt_init_reloptions(void)
 	abt_relopt_tab[1].optname = "weight_column";
 	abt_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
 	abt_relopt_tab[1].offset = offsetof(AbtOptions, weight_column);
+	add_bool_reloption(abt_relopt_kind, "sketch",
+					   "Keeps a distinct-value sketch of each key column (the first four) for the planner; takes effect at the next build or REINDEX",
+					   true, AccessExclusiveLock);
+	abt_relopt_tab[2].optname = "sketch";
+	abt_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
+	abt_relopt_tab[2].offset = offsetof(AbtOptions, sketch);
 }
 
 static bytea *

@@ -105,16 +105,24 @@ abt_read_meta(Relation rel, AbtMetaPageData *meta)
 Buffer
 abt_new_buffer(Relation rel)
 {
+	return abt_new_buffer_fork(rel, MAIN_FORKNUM);
+}
+
+/* A new page at the end of a fork, locked exclusively */
+Buffer
+abt_new_buffer_fork(Relation rel, ForkNumber fork)
+{
 	Buffer		buf;
 
 #if PG_VERSION_NUM >= 160000
-	buf = ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL, EB_LOCK_FIRST);
+	buf = ExtendBufferedRel(BMR_REL(rel), fork, NULL,
+							EB_LOCK_FIRST | (fork == INIT_FORKNUM ? EB_SKIP_EXTENSION_LOCK : 0));
 #else
-	bool		needLock = !RELATION_IS_LOCAL(rel);
+	bool		needLock = !RELATION_IS_LOCAL(rel) && fork != INIT_FORKNUM;
 
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBuffer(rel, P_NEW);
+	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_NORMAL, NULL);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	if (needLock)
 		UnlockRelationForExtension(rel, ExclusiveLock);

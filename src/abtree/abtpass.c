@@ -375,11 +375,16 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
 	MvsWriter	versions;
+	AbtSketchHashes hashes;
+	AbtSketchOp sketch;
 	int			k;
 
 	if (path_offs)
 		mvs_writer_begin(&versions, rel);
-	abt_xlog_reserve_path(rel, npath);
+	/* the entry's values join the sketches as it becomes valid (S1) */
+	abt_sketch_hash_tuple(rel, itup, &hashes);
+	abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
+	abt_sketch_lock(&sketch, rel, &hashes);
 	START_CRIT_SECTION();
 	/* root side first, as a pass would: see mvs_add */
 	for (k = npath - 1; path_offs && k >= 0; k--)
@@ -395,7 +400,11 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	AbtPageGetOpaque(page)->sid++;
 	abt_leaf_update_invalid_flag(page);
 	MarkBufferDirty(leaf);
+	abt_sketch_apply(&sketch, &hashes, true);
+	abt_sketch_mark_dirty(&sketch);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_offs != NULL, weighted);
+		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_offs != NULL, weighted,
+							&sketch);
 	END_CRIT_SECTION();
+	abt_sketch_release(&sketch);
 }

@@ -13,10 +13,15 @@
  *    since ANALYZE, also outside its old histogram;
  *  - the fraction of NULLs and the frequencies of ANALYZE's most common
  *    values are recounted, each by two descents (abt_range_weight);
- *  - everything else (n_distinct, width, correlation) stays ANALYZE's.
+ *  - everything else (width, correlation) stays ANALYZE's.
+ *
+ * With abtree.sketch_ndistinct on (the default), n_distinct comes from the
+ * distinct-value sketch of an abtree index that has the column as a key
+ * column (abtsketch.c), for any such column and also for columns ANALYZE
+ * has not seen yet (a tuple with no slots is made for them).
  *
  * The counts are of index entries (README, "Range aggregates"), which is
- * what an estimate wants.  Nothing is supplied for a column that ANALYZE
+ * what an estimate wants.  No histogram is made for a column that ANALYZE
  * has never seen, for partial or weighted indexes, or when the index's
  * ordering is not the column type's default one.
  *
@@ -24,12 +29,15 @@
  */
 #include "abtree.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/nbtree.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
@@ -49,6 +57,22 @@
 #include "utils/typcache.h"
 
 bool		abt_range_selectivity = false;
+bool		abt_sketch_ndistinct = true;
+
+/* reltuples as the planner's estimates read it (-1: never vacuumed or analyzed) */
+static double
+get_rel_reltuples_compat(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		reltuples = -1;
+
+	if (HeapTupleIsValid(tp))
+	{
+		reltuples = ((Form_pg_class) GETSTRUCT(tp))->reltuples;
+		ReleaseSysCache(tp);
+	}
+	return reltuples;
+}
 
 static get_relation_stats_hook_type prev_get_relation_stats_hook = NULL;
 
@@ -319,28 +343,100 @@ abt_stats_acl_ok(Oid relid, AttrNumber attnum)
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }
 
-/* The recounted statistics of a column, or NULL; palloc'd in the caller's context. */
+/*
+ * A statistics tuple for a column ANALYZE has not seen, for the sketch's
+ * n_distinct to go in: the fraction of NULLs from the sketch's count of
+ * non-NULL values against reltuples (if known), the type's typical width,
+ * no slots.
+ */
+static HeapTuple
+abt_blank_stats(Oid relid, AttrNumber attnum, uint64 nonnull)
+{
+	Relation	heap = relation_open(relid, AccessShareLock);
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(heap), attnum - 1);
+	double		reltuples = heap->rd_rel->reltuples;
+	Datum		values[Natts_pg_statistic] = {0};
+	bool		nulls[Natts_pg_statistic] = {0};
+	Relation	statrel;
+	HeapTuple	tuple;
+	int			k;
+
+	values[Anum_pg_statistic_starelid - 1] = ObjectIdGetDatum(relid);
+	values[Anum_pg_statistic_staattnum - 1] = Int16GetDatum(attnum);
+	values[Anum_pg_statistic_stainherit - 1] = BoolGetDatum(false);
+	values[Anum_pg_statistic_stanullfrac - 1] =
+		Float4GetDatum(reltuples > 0 ? Max(0.0, 1.0 - nonnull / reltuples) : 0.0);
+	values[Anum_pg_statistic_stawidth - 1] =
+		Int32GetDatum(get_typavgwidth(att->atttypid, att->atttypmod));
+	values[Anum_pg_statistic_stadistinct - 1] = Float4GetDatum(0);
+	for (k = 0; k < STATISTIC_NUM_SLOTS; k++)
+	{
+		values[ABT_STA(Anum_pg_statistic_stakind1, k)] = Int16GetDatum(0);
+		values[ABT_STA(Anum_pg_statistic_staop1, k)] = ObjectIdGetDatum(InvalidOid);
+		values[ABT_STA(Anum_pg_statistic_stacoll1, k)] = ObjectIdGetDatum(InvalidOid);
+		nulls[ABT_STA(Anum_pg_statistic_stanumbers1, k)] = true;
+		nulls[ABT_STA(Anum_pg_statistic_stavalues1, k)] = true;
+	}
+	statrel = table_open(StatisticRelationId, AccessShareLock);
+	tuple = heap_form_tuple(RelationGetDescr(statrel), values, nulls);
+	table_close(statrel, AccessShareLock);
+	relation_close(heap, AccessShareLock);
+	return tuple;
+}
+
+/*
+ * n_distinct from a sketch, in ANALYZE's convention: a count, or minus a
+ * fraction of the rows when it is more than a tenth of them (so that the
+ * planner scales it as the table grows).
+ */
+static float4
+abt_sketch_stadistinct(Oid relid, double ndistinct)
+{
+	double		reltuples = get_rel_reltuples_compat(relid);
+
+	if (reltuples > 0 && ndistinct > 0.1 * reltuples)
+		return (float4) -Min(1.0, ndistinct / reltuples);
+	return (float4) Max(1.0, rint(ndistinct));
+}
+
+/*
+ * The column's statistics as the index knows them, or NULL if it adds
+ * nothing to ANALYZE's; palloc'd in the caller's context.
+ */
 static HeapTuple
 abt_recount(Oid relid, AttrNumber attnum)
 {
 	HeapTuple	old = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 									  Int16GetDatum(attnum), BoolGetDatum(false));
 	HeapTuple	current = NULL;
-	Relation	index;
+	double		ndistinct;
+	uint64		nonnull;
 
-	if (!HeapTupleIsValid(old))
-		return NULL;
-	index = abt_stats_index(relid, attnum);
-	if (index)
+	if (abt_range_selectivity && HeapTupleIsValid(old))
 	{
-		Relation	heap = relation_open(relid, AccessShareLock);
+		Relation	index = abt_stats_index(relid, attnum);
 
-		current = abt_current_stats(old, index,
-									TupleDescAttr(RelationGetDescr(heap), attnum - 1));
-		relation_close(heap, AccessShareLock);
-		index_close(index, AccessShareLock);
+		if (index)
+		{
+			Relation	heap = relation_open(relid, AccessShareLock);
+
+			current = abt_current_stats(old, index,
+										TupleDescAttr(RelationGetDescr(heap), attnum - 1));
+			relation_close(heap, AccessShareLock);
+			index_close(index, AccessShareLock);
+		}
 	}
-	ReleaseSysCache(old);
+	if (abt_sketch_ndistinct && abt_column_sketch(relid, attnum, &ndistinct, &nonnull) &&
+		nonnull > 0)
+	{
+		if (current == NULL)
+			current = HeapTupleIsValid(old) ? heap_copytuple(old) :
+				abt_blank_stats(relid, attnum, nonnull);
+		((Form_pg_statistic) GETSTRUCT(current))->stadistinct =
+			abt_sketch_stadistinct(relid, ndistinct);
+	}
+	if (HeapTupleIsValid(old))
+		ReleaseSysCache(old);
 	return current;
 }
 
@@ -383,7 +479,8 @@ static bool
 abt_relation_stats(PlannerInfo *root, RangeTblEntry *rte, AttrNumber attnum,
 				   VariableStatData *vardata)
 {
-	if (abt_range_selectivity && rte->rtekind == RTE_RELATION && !rte->inh && attnum > 0)
+	if ((abt_range_selectivity || abt_sketch_ndistinct) &&
+		rte->rtekind == RTE_RELATION && !rte->inh && attnum > 0)
 	{
 		HeapTuple	current = abt_recount_cached(rte->relid, attnum);
 

@@ -118,9 +118,27 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		MvsDelta	forgotten[MaxIndexTuplesPerPage];
 		int			nforgotten = mvs_collect_leaf(page, deletable, ndeletable,
 												  info->weighted, forgotten);
+		AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * ndeletable);
+		int			nhashes = 0;
+		AbtSketchOp sketch;
 
-		abt_xlog_reserve_path(rel, npath);
+		/* valid entries leave the sketches with the page (S1) */
+		for (k = 0; k < ndeletable; k++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
+
+			if (TransactionIdIsValid(abt_leaf_xmin(itup)))
+				abt_sketch_hash_tuple(rel, itup, &hashes[nhashes++]);
+		}
+		abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
+		if (nhashes > 0)
+			abt_sketch_lock(&sketch, rel, NULL);
+		else
+			abt_sketch_none(&sketch, rel);
 		START_CRIT_SECTION();
+		for (k = 0; k < nhashes; k++)
+			abt_sketch_apply(&sketch, &hashes[k], false);
+		abt_sketch_mark_dirty(&sketch);
 		PageIndexMultiDelete(page, deletable, ndeletable);
 		AbtPageGetOpaque(page)->sid++;
 		abt_leaf_update_invalid_flag(page);
@@ -133,8 +151,11 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 			MarkBufferDirty(path[k]);
 		}
 		if (RelationNeedsWAL(rel))
-			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, info->weighted);
+			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, info->weighted,
+							&sketch);
 		END_CRIT_SECTION();
+		abt_sketch_release(&sketch);
+		pfree(hashes);
 
 		/* the removed weight leaves the versions too (whole path held) */
 		for (k = 0; k < npath; k++)

@@ -431,6 +431,11 @@ abtree_stats(PG_FUNCTION_ARGS)
 		}
 		abt_check_page(rel, buf);
 		opaque = AbtPageGetOpaque(page);
+		if (opaque->flags & ABTP_SKETCH)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
 		if (opaque->level < lengthof(per_level))
 			per_level[opaque->level]++;
 		if (AbtPageIsLeaf(opaque))

@@ -35,14 +35,17 @@ typedef struct xl_abt_pages
 } xl_abt_pages;
 
 /*
- * VACUUM and MARK_VALID: block 0 is the leaf, blocks 1.. the pages above it
- * on which the weight changed, leaf side first; redo recomputes, on each,
- * the downlink to the block before it (abt_redo_recompute_path).
+ * VACUUM and MARK_VALID: block 0 is the leaf, blocks 1..npath the pages
+ * above it on which the weight changed, leaf side first; redo recomputes,
+ * on each, the downlink to the block before it (abt_redo_recompute_path).
+ * The blocks after them are the sketch pages that changed (abtsketch.c),
+ * whose data are the changed bytes.
  */
 typedef struct xl_abt_vacuum
 {
 	uint16		ndeleted;		/* offsets follow as block 0 data */
 	bool		weighted;
+	uint8		npath;			/* blocks after the path: sketch pages */
 } xl_abt_vacuum;
 
 typedef struct xl_abt_mark_valid
@@ -50,6 +53,7 @@ typedef struct xl_abt_mark_valid
 	TransactionId xid;
 	OffsetNumber off;
 	bool		weighted;
+	uint8		npath;			/* blocks after the path: sketch pages */
 } xl_abt_mark_valid;
 
 static const char *
@@ -70,14 +74,17 @@ abt_pages_reason(uint8 reason)
 /* ---- writing; callers are in a critical section, buffers locked ---- */
 
 /*
- * Records with a path register one block per level; more than the default
- * four needs room made before the critical section.
+ * Records with a path register one block per level, and one per changed
+ * sketch page, each with data; more than the defaults need room made
+ * before the critical section.
  */
 void
-abt_xlog_reserve_path(Relation rel, int npath)
+abt_xlog_reserve(Relation rel, int nblocks, int ndatas)
 {
-	if (RelationNeedsWAL(rel) && npath + 1 > XLR_NORMAL_MAX_BLOCK_ID)
-		XLogEnsureRecordSpace(npath + 1, 0);
+	if (RelationNeedsWAL(rel) &&
+		(nblocks + 1 > XLR_NORMAL_MAX_BLOCK_ID || ndatas + 4 > XLR_NORMAL_RDATAS))
+		XLogEnsureRecordSpace(Max(nblocks + 1, XLR_NORMAL_MAX_BLOCK_ID),
+							  Max(ndatas + 4, XLR_NORMAL_RDATAS));
 }
 
 void
@@ -131,7 +138,7 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 
 void
 abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int npath,
-				bool weighted)
+				bool weighted, AbtSketchOp *sketch)
 {
 	xl_abt_vacuum xlrec;
 	XLogRecPtr	lsn;
@@ -139,13 +146,16 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 
 	xlrec.ndeleted = noffs;
 	xlrec.weighted = weighted;
+	xlrec.npath = npath;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
 	XLogRegisterBufData(0, (char *) offs, noffs * sizeof(OffsetNumber));
 	for (i = 0; i < npath; i++)
 		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
+	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_VACUUM);
+	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
 	for (i = 0; i < npath; i++)
 		PageSetLSN(BufferGetPage(path[i]), lsn);
@@ -160,7 +170,7 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
  */
 void
 abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *path,
-					int npath, bool path_locked, bool weighted)
+					int npath, bool path_locked, bool weighted, AbtSketchOp *sketch)
 {
 	xl_abt_mark_valid xlrec;
 	XLogRecPtr	lsn;
@@ -178,6 +188,7 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	xlrec.xid = xid;
 	xlrec.off = off;
 	xlrec.weighted = weighted;
+	xlrec.npath = npath;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
@@ -187,7 +198,9 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 			LockBuffer(path[i], BUFFER_LOCK_SHARE);
 		XLogRegisterBuffer(i + 1, path[i], flags);
 	}
+	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
+	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
 	for (i = 0; i < npath; i++)
 	{
@@ -259,11 +272,11 @@ abt_redo_set_weight(XLogReaderState *record)
  * leaf whose ancestors do not count it yet.
  */
 static void
-abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, bool weighted)
+abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool weighted)
 {
 	int			i;
 
-	for (i = 1; i <= XLogRecMaxBlockId(record); i++)
+	for (i = 1; i <= npath; i++)
 	{
 		BlockNumber child;
 		Page		page;
@@ -308,7 +321,8 @@ abt_redo_mark_valid(XLogReaderState *record)
 		abt_leaf_update_invalid_flag(page);
 		abt_redo_finish(record, bufs[0]);
 	}
-	abt_redo_recompute_path(record, bufs, xlrec->weighted);
+	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
+	abt_sketch_redo(record, xlrec->npath + 1, bufs);
 	abt_redo_release(record, bufs);
 }
 
@@ -345,7 +359,8 @@ abt_redo_vacuum(XLogReaderState *record)
 		abt_leaf_update_invalid_flag(page);
 		abt_redo_finish(record, bufs[0]);
 	}
-	abt_redo_recompute_path(record, bufs, xlrec->weighted);
+	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
+	abt_sketch_redo(record, xlrec->npath + 1, bufs);
 	abt_redo_release(record, bufs);
 }
 
@@ -381,8 +396,8 @@ abt_desc_mark_valid(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_mark_valid *xlrec = (xl_abt_mark_valid *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "off %u, xid %u, path of %d", xlrec->off, xlrec->xid,
-					 XLogRecMaxBlockId(record));
+	appendStringInfo(buf, "off %u, xid %u, path of %d, sketch pages %d", xlrec->off, xlrec->xid,
+					 xlrec->npath, XLogRecMaxBlockId(record) - xlrec->npath);
 }
 
 void
@@ -404,8 +419,8 @@ abt_desc_vacuum(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_vacuum *xlrec = (xl_abt_vacuum *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "ndeleted %u, path of %d", xlrec->ndeleted,
-					 XLogRecMaxBlockId(record));
+	appendStringInfo(buf, "ndeleted %u, path of %d, sketch pages %d", xlrec->ndeleted,
+					 xlrec->npath, XLogRecMaxBlockId(record) - xlrec->npath);
 }
 
 /*
@@ -430,7 +445,7 @@ abt_mask(char *pagedata, BlockNumber blkno)
 		return;
 	opaque->sid = 0;
 	opaque->flags &= ~ABTP_HAS_INVALID;
-	if (AbtPageIsLeaf(opaque) || (opaque->flags & ABTP_META))
+	if (AbtPageIsLeaf(opaque) || (opaque->flags & (ABTP_META | ABTP_SKETCH)))
 		return;
 	for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
 	{

@@ -204,7 +204,7 @@ abtree_mvstore_check(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		internal = !PageIsNew(page) && AbtPageGetOpaque(page)->page_id == ABT_PAGE_ID &&
-			!AbtPageIsLeaf(AbtPageGetOpaque(page));
+			AbtPageIsInternal(AbtPageGetOpaque(page));
 		if (internal)
 			memcpy(copy.data, page, BLCKSZ);
 		UnlockReleaseBuffer(buf);

@@ -1,0 +1,698 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtsketch.c
+ *	  A counting HyperLogLog sketch per key column, kept in index pages.
+ *
+ * S1 (src/abtree/README, "Sketches"): the sketch of key column k counts
+ * exactly the non-NULL values of column k of the valid leaf entries.  An
+ * entry counts from the moment it becomes valid (MARK_VALID) until VACUUM
+ * removes it, and both changes go into the same critical section and the
+ * same WAL record as the sketch's, so S1 holds after any crash.  A bulk
+ * build sketches every entry it writes.
+ *
+ * A sketch (512 buckets, 22,552 bytes: src/hll/README) is spread over one
+ * head page (the chll header and the overflow array) and a few chunk pages
+ * of whole bucket records.  An insert locks the head page and the one
+ * chunk its bucket is on, unless the overflow array is full (then one
+ * insert may move an entry of another bucket, so it locks all chunks).
+ * Sketch pages come last in the lock order: whoever holds one asks for no
+ * other lock but the next sketch page (head before chunks, columns in
+ * order).  Records log the bytes that changed, so redo of each page needs
+ * nothing but that page.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "hll/chll.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/xloginsert.h"
+#include "access/xlogutils.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "catalog/pg_index.h"
+#include "utils/rel.h"
+#include "utils/typcache.h"
+
+StaticAssertDecl(CHLL_HEADER_SIZE + (1 << ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE <=
+				 ABT_SKETCH_SPACE, "the head page holds header and overflow array");
+StaticAssertDecl(ABT_SKETCH_NCHUNKS <= CHLL_VIEW_MAX_CHUNKS, "too many chunks");
+
+/* Redo data of a head page: the header, then changed entries lo..hi-1 */
+typedef struct AbtSketchHeadData
+{
+	uint16		lo;
+	uint16		hi;
+} AbtSketchHeadData;
+
+static inline uint8 *
+abt_sketch_data(Page page)
+{
+	return (uint8 *) PageGetContents(page);
+}
+
+/* ---- layout ---- */
+
+/*
+ * Which key columns get a sketch: with the reloption on, the first
+ * ABT_SKETCH_MAX_COLS key columns whose type has an extended hash function
+ * (what chll hashes with, so the index and chll_agg agree).  The bound keeps
+ * a VACUUM record, which may change every page of every sketch, within
+ * the block references a WAL record can carry.
+ */
+uint16
+abt_sketch_columns(Relation index)
+{
+	AbtOptions *opts = (AbtOptions *) index->rd_options;
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	uint16		mask = 0;
+
+	if (opts && !opts->sketch)
+		return 0;
+	for (int k = 0; k < Min(nkeys, ABT_SKETCH_MAX_COLS); k++)
+	{
+		Oid			type = TupleDescAttr(RelationGetDescr(index), k)->atttypid;
+		TypeCacheEntry *tce = lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC);
+
+		if (OidIsValid(tce->hash_extended_proc))
+			mask |= 1 << k;
+	}
+	return mask;
+}
+
+/* First page of column k's sketch; the caller checked that it has one */
+static BlockNumber
+abt_sketch_first_page(AbtIndexInfo *info, int k)
+{
+	int			rank = pg_popcount32(info->sketch_mask & ((1 << k) - 1));
+
+	return info->sketch_start + rank * ABT_SKETCH_PAGES;
+}
+
+/* Read the layout from the metapage once, and the hash functions */
+AbtIndexInfo *
+abt_sketch_info(Relation rel)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+	AbtMetaPageData meta;
+
+	if (info->sketch_loaded)
+		return info;
+	abt_read_meta(rel, &meta);
+	info->sketch_mask = meta.sketch_mask;
+	info->sketch_start = meta.sketch_start;
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		TypeCacheEntry *tce;
+
+		if ((info->sketch_mask & (1 << k)) == 0)
+			continue;
+		tce = lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), k)->atttypid,
+								TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+		fmgr_info_copy(&info->sketch_hash[k], &tce->hash_extended_proc_finfo,
+					   rel->rd_indexcxt);
+	}
+	info->sketch_loaded = true;
+	return info;
+}
+
+bool
+abt_sketch_has_column(Relation rel, int k)
+{
+	return k >= 0 && k < ABT_SKETCH_MAX_COLS &&
+		(abt_sketch_info(rel)->sketch_mask & (1 << k)) != 0;
+}
+
+/* The hashes of an entry's sketched columns (may palloc: not in a critical section) */
+void
+abt_sketch_hash_tuple(Relation rel, IndexTuple itup, AbtSketchHashes *h)
+{
+	AbtIndexInfo *info = abt_sketch_info(rel);
+
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		bool		isnull;
+		Datum		value;
+
+		h->present[k] = false;
+		if ((info->sketch_mask & (1 << k)) == 0)
+			continue;
+		value = index_getattr(itup, k + 1, RelationGetDescr(rel), &isnull);
+		if (isnull)
+			continue;
+		h->hash[k] = chll_mix64(DatumGetUInt64(FunctionCall2Coll(&info->sketch_hash[k],
+																 rel->rd_indcollation[k],
+																 value, UInt64GetDatum(0))));
+		h->present[k] = true;
+	}
+}
+
+/* ---- pages ---- */
+
+static void
+abt_sketch_init_page(Page page, int k, int chunk, const uint8 *bytes, Size len)
+{
+	AbtPageOpaque opaque;
+
+	abt_init_page(page, 0, ABTP_SKETCH);
+	opaque = AbtPageGetOpaque(page);
+	opaque->prev = k;			/* sketch pages: the column, the chunk */
+	opaque->next = chunk;
+	memcpy(abt_sketch_data(page), bytes, len);
+	((PageHeader) page)->pd_lower = (char *) abt_sketch_data(page) + len - (char *) page;
+}
+
+/*
+ * Pages of one sketch from its flat bytes: chunk 0 is the head page
+ * (header and overflow array), chunks 1.. the bucket records.
+ */
+static void
+abt_sketch_fill_page(Page page, int k, int chunk, const uint8 *sk)
+{
+	int			m = 1 << ABT_SKETCH_LOG2M;
+	int			first,
+				n;
+
+	if (chunk == 0)
+	{
+		PGAlignedBlock tmp;
+		Size		ovf = (Size) chll_overflow_capacity(ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE;
+
+		memcpy(tmp.data, sk, CHLL_HEADER_SIZE);
+		memcpy(tmp.data + CHLL_HEADER_SIZE,
+			   sk + CHLL_HEADER_SIZE + (Size) m * CHLL_BUCKET_SIZE, ovf);
+		abt_sketch_init_page(page, k, 0, (uint8 *) tmp.data, CHLL_HEADER_SIZE + ovf);
+		return;
+	}
+	first = (chunk - 1) * ABT_SKETCH_PER_CHUNK;
+	n = Min(ABT_SKETCH_PER_CHUNK, m - first);
+	abt_sketch_init_page(page, k, chunk,
+						 sk + CHLL_HEADER_SIZE + (Size) first * CHLL_BUCKET_SIZE,
+						 (Size) n * CHLL_BUCKET_SIZE);
+}
+
+/*
+ * Append the sketch pages of a new index (fork MAIN or INIT) after the
+ * tree, from the sketches of a build (NULL: empty ones), and note where
+ * they are in the metapage (held exclusively by the caller).  Build logs the pages with the rest; the init
+ * fork logs them here.
+ */
+void
+abt_sketch_write_pages(Relation index, ForkNumber fork, AbtSketchBuild *sb,
+					   AbtMetaPageData *meta)
+{
+	uint16		mask = abt_sketch_columns(index);
+	uint8	   *empty = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
+
+	chll_init(empty, ABT_SKETCH_LOG2M);
+	meta->sketch_mask = mask;
+	meta->sketch_start = InvalidBlockNumber;
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		if ((mask & (1 << k)) == 0)
+			continue;
+		for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+		{
+			Buffer		buf = abt_new_buffer_fork(index, fork);
+
+			if (meta->sketch_start == InvalidBlockNumber)
+				meta->sketch_start = BufferGetBlockNumber(buf);
+			START_CRIT_SECTION();
+			abt_sketch_fill_page(BufferGetPage(buf), k, c, (sb && sb->sk[k]) ? sb->sk[k] : empty);
+			MarkBufferDirty(buf);
+			if (fork == INIT_FORKNUM)
+				log_newpage_buffer(buf, true);
+			END_CRIT_SECTION();
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	pfree(empty);
+}
+
+/* Build: flat sketches in memory, one per sketched column */
+AbtSketchBuild *
+abt_sketch_build_begin(Relation index)
+{
+	uint16		mask = abt_sketch_columns(index);
+	AbtSketchBuild *sb = palloc0(sizeof(AbtSketchBuild));
+
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		TypeCacheEntry *tce;
+
+		if ((mask & (1 << k)) == 0)
+			continue;
+		sb->sk[k] = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
+		chll_init(sb->sk[k], ABT_SKETCH_LOG2M);
+		tce = lookup_type_cache(TupleDescAttr(RelationGetDescr(index), k)->atttypid,
+								TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+		sb->hash[k] = &tce->hash_extended_proc_finfo;
+	}
+	return sb;
+}
+
+/* The same hash as an insert's (abt_sketch_hash_tuple) */
+void
+abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values, bool *isnull)
+{
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		uint64		h;
+
+		if (sb->sk[k] == NULL || isnull[k])
+			continue;
+		h = DatumGetUInt64(FunctionCall2Coll(sb->hash[k], index->rd_indcollation[k],
+											 values[k], UInt64GetDatum(0)));
+		(void) chll_add_hash(sb->sk[k], chll_mix64(h));
+	}
+}
+
+/* ---- changes ---- */
+
+static Buffer
+abt_sketch_lock_page(Relation rel, BlockNumber blkno, int mode)
+{
+	Buffer		buf = ReadBuffer(rel, blkno);
+
+	LockBuffer(buf, mode);
+	if (!(AbtPageGetOpaque(BufferGetPage(buf))->flags & ABTP_SKETCH))
+		elog(PANIC, "abtree: block %u of index \"%s\" is not a sketch page",
+			 blkno, RelationGetRelationName(rel));
+	return buf;
+}
+
+static void
+abt_sketch_view_chunk(AbtSketchCol *c, int chunk)
+{
+	c->view.chunk[chunk - 1] = abt_sketch_data(BufferGetPage(c->bufs[chunk]));
+}
+
+/*
+ * Lock the pages an operation needs: for one insert (one != NULL), each
+ * sketched column's head page and the chunk of its bucket (all chunks if
+ * the overflow array is full); for VACUUM, every page.  Columns the entry
+ * has NULL in are left alone.
+ */
+void
+abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
+{
+	AbtIndexInfo *info = abt_sketch_info(rel);
+
+	memset(op, 0, sizeof(AbtSketchOp));
+	op->rel = rel;
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		AbtSketchCol *c;
+		BlockNumber first;
+		uint8	   *hdr;
+		bool		all;
+
+		if ((info->sketch_mask & (1 << k)) == 0 || (one && !one->present[k]))
+			continue;
+		c = &op->cols[op->ncols++];
+		c->k = k;
+		first = abt_sketch_first_page(info, k);
+		c->bufs[0] = abt_sketch_lock_page(rel, first, BUFFER_LOCK_EXCLUSIVE);
+		hdr = abt_sketch_data(BufferGetPage(c->bufs[0]));
+		all = one == NULL ||
+			chll_get16(hdr + CHLL_OFF_OVF_USED) >= chll_get16(hdr + CHLL_OFF_OVF_CAPACITY);
+		for (int chunk = 1; chunk < ABT_SKETCH_PAGES; chunk++)
+		{
+			if (!all &&
+				chll_hash_bucket(one->hash[k], ABT_SKETCH_LOG2M) / ABT_SKETCH_PER_CHUNK != chunk - 1)
+				continue;
+			c->bufs[chunk] = abt_sketch_lock_page(rel, first + chunk, BUFFER_LOCK_EXCLUSIVE);
+		}
+
+		c->view.log2m = ABT_SKETCH_LOG2M;
+		c->view.hdr = hdr;
+		c->view.ovf = hdr + CHLL_HEADER_SIZE;
+		c->view.per_chunk = ABT_SKETCH_PER_CHUNK;
+		c->view.dirty = c->dirty;
+		c->view.ovf_lo = PG_INT32_MAX;
+		for (int chunk = 1; chunk < ABT_SKETCH_PAGES; chunk++)
+			if (BufferIsValid(c->bufs[chunk]))
+				abt_sketch_view_chunk(c, chunk);
+	}
+}
+
+/* An operation that changes no sketch */
+void
+abt_sketch_none(AbtSketchOp *op, Relation rel)
+{
+	op->rel = rel;
+	op->ncols = 0;
+	op->problems = 0;
+}
+
+/*
+ * Add or remove one entry's hashes.  In a critical section: a hash that
+ * cannot be removed is counted in op->problems, reported after.
+ */
+void
+abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add)
+{
+	for (int i = 0; i < op->ncols; i++)
+	{
+		AbtSketchCol *c = &op->cols[i];
+		ChllStatus	st;
+
+		if (!h->present[c->k])
+			continue;
+		st = add ? chll_view_add(&c->view, h->hash[c->k]) :
+			chll_view_remove(&c->view, h->hash[c->k]);
+		if (st != CHLL_OK)
+			op->problems++;
+		c->changed = true;
+	}
+}
+
+/*
+ * After the changes, in the critical section: list the changed records of
+ * each chunk (from the view's bitmap, a byte at a time: usually one bit is
+ * set) and dirty the pages that changed.
+ */
+void
+abt_sketch_mark_dirty(AbtSketchOp *op)
+{
+	for (int i = 0; i < op->ncols; i++)
+	{
+		AbtSketchCol *c = &op->cols[i];
+
+		if (!c->changed)
+			continue;
+		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+			c->idx[chunk][0] = 0;
+		for (int byte = 0; byte < (int) sizeof(c->dirty); byte++)
+		{
+			if (c->dirty[byte] == 0)
+				continue;
+			for (int bit = 0; bit < 8; bit++)
+			{
+				int			b = byte * 8 + bit;
+				int			chunk = b / ABT_SKETCH_PER_CHUNK;
+				uint16	   *idx = c->idx[chunk];
+
+				if (c->dirty[byte] & (1 << bit))
+					idx[++idx[0]] = (uint16) (b - chunk * ABT_SKETCH_PER_CHUNK);
+			}
+		}
+		MarkBufferDirty(c->bufs[0]);
+		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+			if (c->idx[chunk][0] > 0)
+				MarkBufferDirty(c->bufs[chunk + 1]);
+	}
+}
+
+/* Upper bounds for XLogEnsureRecordSpace, before the critical section */
+int
+abt_sketch_max_blocks(Relation rel)
+{
+	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * ABT_SKETCH_PAGES;
+}
+
+int
+abt_sketch_max_rdatas(Relation rel)
+{
+	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) *
+		(3 + 2 * (ABT_SKETCH_PAGES - 1) + (1 << ABT_SKETCH_LOG2M));
+}
+
+/*
+ * Register the changed sketch pages from block_id on; returns the next
+ * free block id.  Head page data: the header, the changed overflow
+ * entries' range and bytes.  Chunk data: the number of changed records,
+ * their indexes in the chunk, then the records.  The bytes are read from
+ * the pages at XLogInsert, which must follow before the locks go.
+ */
+int
+abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
+{
+	for (int i = 0; i < op->ncols; i++)
+	{
+		AbtSketchCol *c = &op->cols[i];
+		uint8	   *hdr = c->view.hdr;
+
+		if (!c->changed)
+			continue;
+		c->head_range[0] = c->view.ovf_lo < c->view.ovf_hi ? c->view.ovf_lo : 0;
+		c->head_range[1] = c->view.ovf_lo < c->view.ovf_hi ? c->view.ovf_hi : 0;
+		StaticAssertStmt(sizeof(c->head_range) == sizeof(AbtSketchHeadData), "head data layout");
+		XLogRegisterBuffer(block_id, c->bufs[0], REGBUF_STANDARD);
+		XLogRegisterBufData(block_id, (char *) hdr, CHLL_HEADER_SIZE);
+		XLogRegisterBufData(block_id, (char *) c->head_range, sizeof(c->head_range));
+		if (c->head_range[1] > c->head_range[0])
+			XLogRegisterBufData(block_id, (char *) c->view.ovf + c->head_range[0] * CHLL_ENTRY_SIZE,
+								(c->head_range[1] - c->head_range[0]) * CHLL_ENTRY_SIZE);
+		block_id++;
+		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+		{
+			uint16	   *idx = c->idx[chunk];
+
+			if (idx[0] == 0)
+				continue;
+			XLogRegisterBuffer(block_id, c->bufs[chunk + 1], REGBUF_STANDARD);
+			XLogRegisterBufData(block_id, (char *) idx, (idx[0] + 1) * sizeof(uint16));
+			for (int j = 1; j <= idx[0]; j++)
+				XLogRegisterBufData(block_id,
+									(char *) c->view.chunk[chunk] + idx[j] * CHLL_BUCKET_SIZE,
+									CHLL_BUCKET_SIZE);
+			block_id++;
+		}
+	}
+	return block_id;
+}
+
+void
+abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn)
+{
+	for (int i = 0; i < op->ncols; i++)
+	{
+		AbtSketchCol *c = &op->cols[i];
+
+		if (!c->changed)
+			continue;
+		PageSetLSN(BufferGetPage(c->bufs[0]), lsn);
+		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+			if (c->idx[chunk][0] > 0)
+				PageSetLSN(BufferGetPage(c->bufs[chunk + 1]), lsn);
+	}
+}
+
+/* Unlock; say so if a removal found its value missing (S1 broken) */
+void
+abt_sketch_release(AbtSketchOp *op)
+{
+	for (int i = 0; i < op->ncols; i++)
+		for (int chunk = 0; chunk < ABT_SKETCH_PAGES; chunk++)
+			if (BufferIsValid(op->cols[i].bufs[chunk]))
+				UnlockReleaseBuffer(op->cols[i].bufs[chunk]);
+	if (op->problems > 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("the distinct-value sketch of index \"%s\" did not contain %d removed value(s)",
+						RelationGetRelationName(op->rel), op->problems),
+				 errhint("REINDEX the index to rebuild its sketches.")));
+	op->ncols = 0;
+}
+
+/* ---- redo ---- */
+
+static void
+abt_sketch_redo_page(Page page, char *data, Size len)
+{
+	uint8	   *dst = abt_sketch_data(page);
+
+	if (AbtPageGetOpaque(page)->next == 0)
+	{
+		AbtSketchHeadData head;
+
+		memcpy(dst, data, CHLL_HEADER_SIZE);
+		memcpy(&head, data + CHLL_HEADER_SIZE, sizeof(head));
+		memcpy(dst + CHLL_HEADER_SIZE + head.lo * CHLL_ENTRY_SIZE,
+			   data + CHLL_HEADER_SIZE + sizeof(head),
+			   (head.hi - head.lo) * CHLL_ENTRY_SIZE);
+	}
+	else
+	{
+		uint16		n;
+		char	   *rec;
+
+		memcpy(&n, data, sizeof(uint16));
+		rec = data + (n + 1) * sizeof(uint16);
+		for (int j = 1; j <= n; j++)
+		{
+			uint16		idx;
+
+			memcpy(&idx, data + j * sizeof(uint16), sizeof(uint16));
+			memcpy(dst + idx * CHLL_BUCKET_SIZE, rec, CHLL_BUCKET_SIZE);
+			rec += CHLL_BUCKET_SIZE;
+		}
+	}
+}
+
+/* Blocks first_block_id.. of a record are sketch pages: bufs[] keeps them */
+void
+abt_sketch_redo(XLogReaderState *record, int first_block_id, Buffer *bufs)
+{
+	for (int id = first_block_id; id <= XLogRecMaxBlockId(record); id++)
+	{
+		if (XLogReadBufferForRedo(record, id, &bufs[id]) == BLK_NEEDS_REDO)
+		{
+			Size		len;
+			char	   *data = XLogRecGetBlockData(record, id, &len);
+			Page		page = BufferGetPage(bufs[id]);
+
+			abt_sketch_redo_page(page, data, len);
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(bufs[id]);
+		}
+	}
+}
+
+/* ---- reading ---- */
+
+/*
+ * A flat copy of column k's sketch (palloc'd), or NULL if it has none.
+ * The pages are share-locked together, head first, so the copy is one
+ * consistent state.
+ */
+uint8 *
+abt_sketch_copy(Relation rel, int k)
+{
+	AbtIndexInfo *info;
+	Buffer		bufs[ABT_SKETCH_PAGES];
+	BlockNumber first;
+	uint8	   *sk;
+	int			m = 1 << ABT_SKETCH_LOG2M;
+
+	if (!abt_sketch_has_column(rel, k))
+		return NULL;
+	info = abt_sketch_info(rel);
+	first = abt_sketch_first_page(info, k);
+	sk = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
+	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+		bufs[c] = abt_sketch_lock_page(rel, first + c, BUFFER_LOCK_SHARE);
+	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+	{
+		uint8	   *src = abt_sketch_data(BufferGetPage(bufs[c]));
+
+		if (c == 0)
+		{
+			memcpy(sk, src, CHLL_HEADER_SIZE);
+			memcpy(sk + CHLL_HEADER_SIZE + (Size) m * CHLL_BUCKET_SIZE, src + CHLL_HEADER_SIZE,
+				   (Size) chll_overflow_capacity(ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE);
+		}
+		else
+		{
+			int			firstb = (c - 1) * ABT_SKETCH_PER_CHUNK;
+			int			n = Min(ABT_SKETCH_PER_CHUNK, m - firstb);
+
+			memcpy(sk + CHLL_HEADER_SIZE + (Size) firstb * CHLL_BUCKET_SIZE, src,
+				   (Size) n * CHLL_BUCKET_SIZE);
+		}
+	}
+	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+		UnlockReleaseBuffer(bufs[c]);
+	return sk;
+}
+
+/*
+ * A column's distinct-value estimate from an abtree index's sketch, and
+ * how many non-NULL values the sketch holds: the first valid, non-partial
+ * abtree index of the table that has a sketch of the column in the
+ * column's collation.  False if there is none.  The table must be locked
+ * by the caller (the planner has it).
+ */
+bool
+abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct, uint64 *nonnull)
+{
+	Relation	heap = relation_open(relid, AccessShareLock);
+	Oid			collation = TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation;
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, RelationGetIndexList(heap))
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (index->rd_indam->ambuild == abtbuild &&
+			index->rd_index->indisvalid && index->rd_index->indisready &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+		{
+			for (int k = 0; k < ABT_SKETCH_MAX_COLS && !found; k++)
+			{
+				uint8	   *sk;
+
+				if (k >= IndexRelationGetNumberOfKeyAttributes(index) ||
+					index->rd_index->indkey.values[k] != attnum ||
+					index->rd_indcollation[k] != collation ||
+					(sk = abt_sketch_copy(index, k)) == NULL)
+					continue;
+				*ndistinct = chll_estimate_sketch(sk);
+				*nonnull = chll_total(sk);
+				pfree(sk);
+				found = true;
+			}
+		}
+		index_close(index, AccessShareLock);
+		if (found)
+			break;
+	}
+	relation_close(heap, AccessShareLock);
+	return found;
+}
+
+bool
+abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct)
+{
+	uint64		nonnull;
+
+	return abt_column_sketch(relid, attnum, ndistinct, &nonnull);
+}
+
+/* ---- SQL ---- */
+
+PG_FUNCTION_INFO_V1(abtree_sketch);
+
+/*
+ * abtree_sketch(index, key_column): a copy of the index's sketch of its
+ * key column key_column (from 1) as a chll value; NULL if it keeps none.
+ */
+Datum
+abtree_sketch(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	int32		col;
+	uint8	   *sk;
+	bytea	   *result = NULL;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_sketch: arguments must not be null")));
+	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	col = PG_GETARG_INT32(1);
+	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" has no key column %d", RelationGetRelationName(rel), col),
+				 errhint("Key columns are numbered from 1 to %d.",
+						 IndexRelationGetNumberOfKeyAttributes(rel))));
+	sk = abt_sketch_copy(rel, col - 1);
+	if (sk)
+	{
+		Size		len = chll_sketch_size(ABT_SKETCH_LOG2M);
+
+		result = palloc(VARHDRSZ + len);
+		SET_VARSIZE(result, VARHDRSZ + len);
+		memcpy(VARDATA(result), sk, len);
+		pfree(sk);
+	}
+	relation_close(rel, AccessShareLock);
+	if (result == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(result);
+}

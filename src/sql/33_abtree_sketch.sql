@@ -1,0 +1,41 @@
+-- Distinct-value sketches kept by abtree indexes (src/abtree/README, "Sketches")
+
+CREATE FUNCTION abtree_sketch(index regclass, key_column integer DEFAULT 1)
+RETURNS chll
+AS 'MODULE_PATHNAME', 'abtree_sketch'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION abtree_sketch(regclass, integer) IS
+'The counting HyperLogLog sketch an abtree index keeps of a key column (numbered from 1), as inserts and VACUUM leave it; NULL if the index keeps none (reloption sketch = off, a column past the fourth, or a type without an extended hash function)';
+
+-- One row per sketched key column of every abtree index the user may read:
+-- the sketch's estimate beside ANALYZE's (pg_stats.n_distinct, made a count).
+CREATE VIEW abtree_column_ndistinct AS
+SELECT n.nspname AS schemaname,
+       t.relname AS tablename,
+       i.relname AS indexname,
+       a.attname,
+       k.key_column,
+       round(s.estimate) AS sketch_ndistinct,
+       s.items AS sketch_items,
+       s.exact AS sketch_exact,
+       CASE WHEN ps.n_distinct < 0 THEN round(-ps.n_distinct * t.reltuples)
+            ELSE round(ps.n_distinct) END AS analyze_ndistinct,
+       current_setting('abtree.sketch_ndistinct')::boolean
+           AND pg_index.indisvalid AND pg_index.indpred IS NULL
+           AND coll.ok AS used_by_planner
+FROM pg_index
+JOIN pg_class i ON i.oid = pg_index.indexrelid
+JOIN pg_am am ON am.oid = i.relam AND am.amname = 'abtree'
+JOIN pg_class t ON t.oid = pg_index.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+CROSS JOIN LATERAL generate_series(1, least(pg_index.indnkeyatts, 4)) AS k(key_column)
+JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = pg_index.indkey[k.key_column - 1]
+CROSS JOIN LATERAL (SELECT pg_index.indcollation[k.key_column - 1] = a.attcollation AS ok) coll
+CROSS JOIN LATERAL chll_info(abtree_sketch(i.oid, k.key_column)) s
+LEFT JOIN pg_stats ps ON ps.schemaname = n.nspname AND ps.tablename = t.relname
+                     AND ps.attname = a.attname AND NOT ps.inherited
+WHERE has_table_privilege(t.oid, 'SELECT') AND s.buckets IS NOT NULL;
+
+COMMENT ON VIEW abtree_column_ndistinct IS
+'Distinct values of each column that an abtree index sketches: the sketch''s estimate, ANALYZE''s, and whether the planner uses the sketch (abtree.sketch_ndistinct)';
