@@ -56,7 +56,11 @@ typedef struct AbtVerifyState
 	int64		ntids;
 	int64		maxtids;
 	uint64		leaf_weight;
+	/* exact mode: sketches of the valid leaf entries, to compare (S1) */
+	uint8	   *fresh[ABT_SKETCH_MAX_COLS];
 } AbtVerifyState;
+
+static void abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup);
 
 #define abt_corrupt(rel, ...) \
 	ereport(ERROR, \
@@ -190,7 +194,11 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
 		if (AbtPageIsLeaf(opaque))
+		{
 			abt_verify_add_tid(vs, &itup->t_tid);
+			if (vs->exact && TransactionIdIsValid(abt_leaf_xmin(itup)))
+				abt_verify_sketch_add(vs, itup);
+		}
 		else
 			abt_verify_add_next(vs, AbtDownlinkGetChild(itup), AbtPivotGetAux(itup)->weight,
 								AbtPivotHasNoKey(itup) ? NULL : itup);
@@ -304,6 +312,45 @@ abt_verify_heap_callback(Relation index, ItemPointer tid, Datum *values,
 					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
 }
 
+/* Exact mode: the entry counts in the sketches (S1 of src/abtree/README) */
+static void
+abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup)
+{
+	AbtSketchHashes h;
+
+	abt_sketch_hash_tuple(vs->rel, itup, &h);
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		if (vs->fresh[k] && h.present[k])
+			(void) chll_add_hash(vs->fresh[k], h.hash[k]);
+	}
+}
+
+/*
+ * Each stored sketch must hold as many values as the valid entries have
+ * non-NULL keys in its column, and, if neither sketch has approximate
+ * counts, be the very sketch of those values, byte for byte.
+ */
+static void
+abt_verify_sketches(AbtVerifyState *vs)
+{
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		uint8	   *stored = abt_sketch_copy(vs->rel, k);
+		uint8	   *fresh = vs->fresh[k];
+
+		if (stored == NULL || fresh == NULL)
+			continue;
+		if (chll_total(stored) != chll_total(fresh))
+			abt_corrupt(vs->rel, "The sketch of key column %d counts " UINT64_FORMAT " values, the valid entries have " UINT64_FORMAT ".",
+						k + 1, chll_total(stored), chll_total(fresh));
+		if (((stored[CHLL_OFF_FLAGS] | fresh[CHLL_OFF_FLAGS]) & CHLL_FLAG_APPROX) == 0 &&
+			memcmp(stored, fresh, chll_sketch_size(ABT_SKETCH_LOG2M)) != 0)
+			abt_corrupt(vs->rel, "The sketch of key column %d differs from the sketch of the valid entries' values.",
+						k + 1);
+	}
+}
+
 PG_FUNCTION_INFO_V1(abtree_verify);
 
 Datum
@@ -337,6 +384,13 @@ abtree_verify(PG_FUNCTION_ARGS)
 	lockmode = vs.exact && !RecoveryInProgress() ? ShareLock : AccessShareLock;
 	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
 	vs.info = abt_index_info(vs.rel);
+	for (int k = 0; vs.exact && k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		if (!abt_sketch_has_column(vs.rel, k))
+			continue;
+		vs.fresh[k] = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
+		chll_init(vs.fresh[k], ABT_SKETCH_LOG2M);
+	}
 
 	abt_read_meta(vs.rel, &meta);
 	if (meta.root != InvalidBlockNumber)
@@ -361,6 +415,8 @@ abtree_verify(PG_FUNCTION_ARGS)
 			abt_corrupt(vs.rel, "The root's weights sum to " UINT64_FORMAT ", the leaves to " UINT64_FORMAT ".",
 						total, vs.leaf_weight);
 	}
+	if (vs.exact)
+		abt_verify_sketches(&vs);
 
 	if (heapallindexed)
 	{

@@ -32,10 +32,13 @@ JOIN pg_namespace n ON n.oid = t.relnamespace
 CROSS JOIN LATERAL generate_series(1, least(pg_index.indnkeyatts, 4)) AS k(key_column)
 JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = pg_index.indkey[k.key_column - 1]
 CROSS JOIN LATERAL (SELECT pg_index.indcollation[k.key_column - 1] = a.attcollation AS ok) coll
-CROSS JOIN LATERAL chll_info(abtree_sketch(i.oid, k.key_column)) s
+CROSS JOIN LATERAL chll_info(CASE WHEN has_table_privilege(t.oid, 'SELECT')
+                              THEN abtree_sketch(i.oid, k.key_column) END) s
 LEFT JOIN pg_stats ps ON ps.schemaname = n.nspname AND ps.tablename = t.relname
                      AND ps.attname = a.attname AND NOT ps.inherited
-WHERE has_table_privilege(t.oid, 'SELECT') AND s.buckets IS NOT NULL;
+WHERE s.buckets IS NOT NULL;
+
+GRANT SELECT ON abtree_column_ndistinct TO PUBLIC;
 
 COMMENT ON VIEW abtree_column_ndistinct IS
 'Distinct values of each column that an abtree index sketches: the sketch''s estimate, ANALYZE''s, and whether the planner uses the sketch (abtree.sketch_ndistinct)';

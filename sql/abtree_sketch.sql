@@ -1,0 +1,136 @@
+-- Distinct-value sketches kept by abtree indexes (src/abtree/README, "Sketches").
+-- S1: the sketch of key column k is the chll sketch of the non-NULL values of
+-- column k of the valid entries; chll_agg over the same values builds the
+-- same bytes while both count exactly, so the two are compared byte for byte.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+CREATE FUNCTION sk_same(idx regclass, col int, agg chll) RETURNS boolean
+LANGUAGE sql AS $$ SELECT chll_send(abtree_sketch(idx, col)) = chll_send(agg) $$;
+
+CREATE TABLE sk (a int, b text COLLATE "C", c numeric, d int, e int, f int);
+INSERT INTO sk SELECT g % 1000, 'v' || (g % 77), CASE WHEN g % 3 = 0 THEN NULL ELSE g % 10 END,
+                      g, g, g
+  FROM generate_series(1, 20000) g;
+-- five key columns (only four are sketched) and an INCLUDE column
+CREATE INDEX sk_idx ON sk USING abtree (a, b DESC, c, d, e) INCLUDE (f);
+
+-- after the bulk build
+SELECT sk_same('sk_idx', 1, chll_agg(a)) AS a, sk_same('sk_idx', 2, chll_agg(b)) AS b,
+       sk_same('sk_idx', 3, chll_agg(c)) AS c, sk_same('sk_idx', 4, chll_agg(d)) AS d,
+       abtree_sketch('sk_idx', 5) IS NULL AS fifth_not_sketched
+  FROM sk;
+SELECT attname, key_column, sketch_ndistinct, sketch_items, sketch_exact
+  FROM abtree_column_ndistinct WHERE indexname = 'sk_idx' ORDER BY key_column;
+
+-- inserts (one by one through aminsert), then deletes and VACUUM
+INSERT INTO sk SELECT g, 'w' || g, g, g, g, g FROM generate_series(1, 3000) g;
+INSERT INTO sk VALUES (NULL, NULL, NULL, NULL, NULL, NULL);
+SELECT sk_same('sk_idx', 1, chll_agg(a)) AS a, sk_same('sk_idx', 2, chll_agg(b)) AS b,
+       sk_same('sk_idx', 3, chll_agg(c)) AS c, sk_same('sk_idx', 4, chll_agg(d)) AS d
+  FROM sk;
+-- a rolled-back insert stays counted until VACUUM removes its entries
+BEGIN;
+INSERT INTO sk SELECT -g, 'x', -g, -g, -g, -g FROM generate_series(1, 100) g;
+ROLLBACK;
+SELECT (chll_info(abtree_sketch('sk_idx', 1))).items - (SELECT count(a) FROM sk) AS dead_counted;
+DELETE FROM sk WHERE a < 500;
+VACUUM sk;
+SELECT sk_same('sk_idx', 1, chll_agg(a)) AS a, sk_same('sk_idx', 2, chll_agg(b)) AS b,
+       sk_same('sk_idx', 3, chll_agg(c)) AS c, sk_same('sk_idx', 4, chll_agg(d)) AS d
+  FROM sk;
+SELECT abtree_verify('sk_idx', true, true);
+
+-- the planner takes n_distinct from the sketch, also before any ANALYZE
+CREATE FUNCTION sk_rows(query text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END $$;
+SELECT count(DISTINCT a) AS true_distinct FROM sk;
+SELECT sk_rows('SELECT DISTINCT a FROM sk') BETWEEN 2500 * 0.9 AND 2500 * 1.1 AS from_sketch;
+SET abtree.sketch_ndistinct = off;
+SELECT sk_rows('SELECT DISTINCT a FROM sk') AS without_sketch_default;
+RESET abtree.sketch_ndistinct;
+-- ANALYZE's number is in the view beside the sketch's
+ANALYZE sk;
+SELECT attname, sketch_ndistinct BETWEEN 2500 * 0.9 AND 2500 * 1.1 AS sketch_close,
+       analyze_ndistinct IS NOT NULL AS analyzed, used_by_planner
+  FROM abtree_column_ndistinct WHERE indexname = 'sk_idx' AND key_column = 1;
+SELECT sk_rows('SELECT DISTINCT a FROM sk') BETWEEN 2500 * 0.9 AND 2500 * 1.1 AS from_sketch;
+
+-- a partial index's sketch covers only some rows: the planner ignores it
+CREATE TABLE skp (a int);
+INSERT INTO skp SELECT g FROM generate_series(1, 5000) g;
+CREATE INDEX skp_idx ON skp USING abtree (a) WHERE a < 100;
+SELECT used_by_planner FROM abtree_column_ndistinct WHERE indexname = 'skp_idx';
+SELECT sk_rows('SELECT DISTINCT a FROM skp') AS partial_not_used;
+
+-- a column of 5 values, a million rows, 99% deleted, then everything deleted
+CREATE TABLE sk5 (v int);
+CREATE INDEX sk5_idx ON sk5 USING abtree (v);
+INSERT INTO sk5 SELECT g % 5 FROM generate_series(1, 1000000) g;
+SELECT round(estimate) AS estimate, items, exact FROM chll_info(abtree_sketch('sk5_idx'));
+DELETE FROM sk5 WHERE ctid IN (SELECT ctid FROM sk5 ORDER BY ctid OFFSET 10000);
+VACUUM sk5;
+SELECT round(estimate) AS estimate, items, exact FROM chll_info(abtree_sketch('sk5_idx'));
+SELECT sk_same('sk5_idx', 1, chll_agg(v)) AS same FROM sk5;
+DELETE FROM sk5;
+VACUUM sk5;
+SELECT estimate, items FROM chll_info(abtree_sketch('sk5_idx'));
+SELECT sk_same('sk5_idx', 1, chll_create(512)) AS empty_byte_for_byte;
+SELECT abtree_verify('sk5_idx', true, true);
+DROP TABLE sk5;
+
+-- reloption: off means no sketch; it takes effect at the next build
+CREATE TABLE sko (a int);
+INSERT INTO sko SELECT g FROM generate_series(1, 100) g;
+CREATE INDEX sko_idx ON sko USING abtree (a) WITH (sketch = off);
+SELECT abtree_sketch('sko_idx') IS NULL AS no_sketch;
+SELECT count(*) FROM abtree_column_ndistinct WHERE indexname = 'sko_idx';
+INSERT INTO sko VALUES (101);
+DELETE FROM sko WHERE a < 50;
+VACUUM sko;
+SELECT abtree_verify('sko_idx', true, true);
+ALTER INDEX sko_idx SET (sketch = on);
+SELECT abtree_sketch('sko_idx') IS NULL AS still_none_until_reindex;
+REINDEX INDEX sko_idx;
+SELECT sk_same('sko_idx', 1, chll_agg(a)) AS after_reindex FROM sko;
+CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = maybe);
+CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = 1.5);
+
+-- unlogged and temporary tables
+CREATE UNLOGGED TABLE sku (a int);
+CREATE INDEX sku_idx ON sku USING abtree (a);
+INSERT INTO sku SELECT g % 10 FROM generate_series(1, 1000) g;
+SELECT sk_same('sku_idx', 1, chll_agg(a)) AS unlogged FROM sku;
+CREATE TEMP TABLE skt (a text);
+CREATE INDEX skt_idx ON skt USING abtree (a);
+INSERT INTO skt SELECT md5(g::text) FROM generate_series(1, 1000) g;
+SELECT sk_same('skt_idx', 1, chll_agg(a)) AS temp FROM skt;
+
+-- bad input
+SELECT abtree_sketch(NULL, 1);
+SELECT abtree_sketch('sk_idx', NULL);
+SELECT abtree_sketch('sk_idx', 0);
+SELECT abtree_sketch('sk_idx', -1);
+SELECT abtree_sketch('sk_idx', 2147483647);
+SELECT abtree_sketch('sk_idx', 6);
+SELECT abtree_sketch('sk', 1);
+CREATE INDEX sk_btree ON sk USING btree (a);
+SELECT abtree_sketch('sk_btree', 1);
+SELECT abtree_sketch('no_such_index', 1);
+SELECT abtree_sketch(0, 1);
+SELECT abtree_sketch('sk_idx', 'one');
+-- a user without SELECT on the table sees neither the sketch nor the row
+CREATE ROLE sk_nobody;
+SET ROLE sk_nobody;
+SELECT abtree_sketch('sk_idx', 1);
+SELECT count(*) FROM abtree_column_ndistinct WHERE indexname = 'sk_idx';
+RESET ROLE;
+DROP ROLE sk_nobody;
+
+DROP TABLE sk, skp, sko, sku, skt;
+DROP FUNCTION sk_same(regclass, int, chll), sk_rows(text);
