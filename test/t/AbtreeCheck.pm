@@ -36,8 +36,9 @@ CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = '
 	return;
 }
 
-# VACUUM t, then: each index exact and complete (heapallindexed), and the
-# weighted index t_kw summing the live rows' weights.
+# VACUUM t, then: each index exact and complete (heapallindexed, which
+# also checks the sketches against the entries), the weighted index t_kw
+# summing the live rows' weights, and the sketches counting the live rows.
 sub verify_at_rest
 {
 	my ($node, $label, @indexes) = @_;
@@ -51,6 +52,15 @@ sub verify_at_rest
 	is($node->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_kw')"),
 	   $node->safe_psql('postgres', 'SELECT coalesce(sum(w), 0) FROM t'),
 	   "$label: the weighted index sums the live rows' weights");
+	# the sketches count exactly the live rows' values (S1, exact after
+	# recovery): t_kw's of k, t_pad's of pad and id
+	is($node->safe_psql('postgres', q{
+SELECT (chll_info(abtree_sketch('t_kw', 1))).items = count(k)
+   AND (chll_info(abtree_sketch('t_pad', 1))).items = count(pad)
+   AND (chll_info(abtree_sketch('t_pad', 2))).items = count(id)
+   AND round((chll_info(abtree_sketch('t_pad', 2))).estimate) =
+       round(chll_estimate(chll_agg(id)))
+  FROM t}), 't', "$label: the sketches count the live rows' values");
 	return;
 }
 
