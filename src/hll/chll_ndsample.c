@@ -331,7 +331,8 @@ chll_nd_encode_query(const char *query, int nargs, Oid *argtypes, Datum *args, i
 	if (SPI_processed > CHLL_ND_MAX_SAMPLE * (uint64) 16)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many rows for a frequency vector: " UINT64_FORMAT, SPI_processed)));
+				 errmsg("too many rows for a frequency vector: " UINT64_FORMAT, SPI_processed),
+				 errhint("Count a sample of the table, with abtree_ndistinct().")));
 	codes->nrows = (int) SPI_processed;
 	for (j = 0; j < ncols; j++)
 	{
