@@ -40,8 +40,11 @@ OBJS = \
 	src/mvstore/mvs_gc.o \
 	src/mvstore/mvs_shmem.o \
 	src/mvstore/mvs_sql.o \
+	src/hll/chll_extstats.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
+	src/hll/chll_ndistinct.o \
+	src/hll/chll_ndsample.o \
 	src/hll/chll_sketch.o \
 	src/swr/swr_estimate.o \
 	src/swr/swr_index.o \
@@ -51,7 +54,7 @@ OBJS = \
 	src/swr/swr_tsm.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_planner chll chll_io chll_workload abtree_sketch swr swr_where swr_stats swr_estimate mvstore
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate mvstore
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out

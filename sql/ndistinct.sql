@@ -1,0 +1,374 @@
+--
+-- ndistinct: multi-column distinct counts from TABLESAMPLE swr samples,
+-- corrected by per-column sketches (paper 002, sections 6.2 and 6.3;
+-- src/hll/README, "Multi-column distinct counts").
+--
+-- 1. The estimators on the thesis's worked examples and known answers.
+-- 2. Bad input: SQLSTATE, message and hint of each.
+-- 3. Frequency vectors: Algorithm 6.3 against sorting whole rows and
+--    against GROUP BY, on random data.
+-- 4. abtree_ndistinct on tables; the fallback without a sketch.
+-- 5. Accuracy on generated correlated data (fixed seeds).
+-- 6. CREATE STATISTICS: store, ANALYZE leaves it, EXPLAIN uses it.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
+
+-- the SQLSTATE, message and hint of the error a statement raises
+CREATE FUNCTION nd_try(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	st text;
+	msg text;
+	hint text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+	RETURN st || ': ' || msg || coalesce(' HINT: ' || nullif(hint, ''), '');
+END $$;
+
+-- the planner's row estimate of a query's top node
+CREATE FUNCTION nd_plan_rows(q text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	j json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+	RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END $$;
+
+-- max(true/estimate, estimate/true)
+CREATE FUNCTION nd_ratio(est float8, truth float8) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(est / truth, truth / est) $$;
+
+-- ---------------------------------------------------------------------------
+-- 1. Estimators
+-- ---------------------------------------------------------------------------
+
+-- Figure 6.3: N = 8 rows, a sample of n = 4 with f_1 = 2, f_2 = 1 (d = 3).
+-- GEE = sqrt(8/4) * 2 + 1 = 3.8284.  BC: L = 1/(1 - (2/4)^(1/3)) = 4.8473,
+-- U = 3/(1 - (7/8)^4) = 7.2500, L_BC = max(2, 4.8473 - 1) = 3.8473,
+-- U_BC = min(8 * 2/4, 7.25 - 1) = 4, BC = sqrt(3.8473 * 4) + 1 = 4.9229.
+-- The true D is 4.
+SELECT round(abtree_ndistinct_from_freq('{2,1}', 8, method => 'gee')::numeric, 4) AS gee,
+       round(abtree_ndistinct_from_freq('{2,1}', 8, method => 'bc')::numeric, 4) AS bc,
+       round((sqrt(2) * 2 + 1)::numeric, 4) AS gee_by_hand,
+       round((sqrt((1 / (1 - 0.5 ^ (1 / 3.0)) - 1) * 4) + 1)::numeric, 4) AS bc_by_hand;
+
+-- Figure 6.5 (two columns, n/N = 1%).  The text gives GEE's singleton
+-- estimate sqrt(N/n) f_1 = 7,500, BC's about 16,000, and SCGEE's and
+-- SCBC's about 43,000 = sqrt(25,000 * 75,000), from max_j F_1j = 25,000
+-- and max_j D_j = 50,000.  The figure's sample itself is not in the text;
+-- N = 100,000, n = 1,000, f_1 = 750, f_2 = 125 reproduces every number:
+-- the estimates are those singleton estimates plus sum_{i>=2} f_i = 125.
+-- column_repeated = D_j - F_1j = 25,000 makes F_1j exactly 25,000.
+SELECT round(abtree_ndistinct_from_freq('{750,125}', 100000, method => 'gee')) AS gee,
+       round(abtree_ndistinct_from_freq('{750,125}', 100000, method => 'bc')) AS bc,
+       round(abtree_ndistinct_from_freq('{750,125}', 100000, '{50000,50000}', 'scgee',
+                                        '{25000,25000}')) AS scgee,
+       round(abtree_ndistinct_from_freq('{750,125}', 100000, '{50000,50000}', 'scbc',
+                                        '{25000,25000}')) AS scbc;
+-- SCGEE and SCBC came out as 50,000: 43,301 + 125 is below max_j D_j, and
+-- the sanity bounds (6.15) raise it.  With columns of at most 40,000
+-- values and the same F_1j, the sketch-corrected singleton estimate shows:
+SELECT round(abtree_ndistinct_from_freq('{750,125}', 100000, '{40000,30000}', m,
+                                        '{15000,5000}')) AS est,
+       m AS method,
+       round(sqrt(25000 * 75000) + 125) AS by_hand
+  FROM unnest('{scgee,scbc}'::text[]) m;
+
+-- Known answers.
+-- No singletons: every method returns d.
+SELECT m, abtree_ndistinct_from_freq('{0,500}', 1e6, '{100,200}', m)
+  FROM unnest('{gee,bc,scgee,scbc}'::text[]) m;
+-- All singletons: L = infinity, clamped to N; BC says every row is distinct.
+SELECT abtree_ndistinct_from_freq('{1000}', 1e6, method => 'bc') AS bc,
+       round(abtree_ndistinct_from_freq('{1000}', 1e6, method => 'gee')) AS gee;
+-- The product of the column counts caps the estimate ...
+SELECT abtree_ndistinct_from_freq('{500,100}', 1e6, '{30,40}') AS capped_by_product;
+-- ... but not below d, the distinct tuples the sample saw.
+SELECT abtree_ndistinct_from_freq('{1000}', 1e6, '{10,20}') AS at_least_d;
+-- The largest column count is a lower bound.
+SELECT abtree_ndistinct_from_freq('{0,500}', 1e6, '{5000,3}') AS at_least_max_column;
+-- Never more than N.
+SELECT abtree_ndistinct_from_freq('{10}', 10, method => 'bc') AS at_most_n,
+       abtree_ndistinct_from_freq('{2}', 2, '{2,2}') AS tiny;
+-- Large samples keep their precision: (f_1/n)^(1/(n-1)) is within 1e-6 of
+-- 1 here, computed as expm1 of a logarithm.
+SELECT round(abtree_ndistinct_from_freq('{900000,50000}', 1e9, method => 'bc')) AS bc_large,
+       round(abtree_ndistinct_from_freq('{900000,50000}', 1e9, '{1e6,2e6}', 'scbc',
+                                        '{1000,2000}')) AS scbc_large;
+
+-- ---------------------------------------------------------------------------
+-- 2. Bad input
+-- ---------------------------------------------------------------------------
+CREATE TABLE nd_noindex (a int, b int);
+INSERT INTO nd_noindex SELECT i, i % 7 FROM generate_series(1, 100) i;
+CREATE TABLE nd_weighted (a int, b int, w int);
+INSERT INTO nd_weighted SELECT i, i % 7, 1 + i % 3 FROM generate_series(1, 100) i;
+CREATE INDEX ON nd_weighted USING abtree (a) INCLUDE (w) WITH (weight_column = 'w');
+CREATE TABLE nd_part (a int, b int) PARTITION BY RANGE (a);
+CREATE VIEW nd_view AS SELECT 1 AS a, 2 AS b;
+CREATE TABLE nd_t (a int, b int, "Mixed Case" text, p point);
+INSERT INTO nd_t SELECT i, i % 7, (i % 3)::text, point(i, i) FROM generate_series(1, 1000) i;
+CREATE INDEX ON nd_t USING abtree (a);
+
+SELECT q, nd_try(q) FROM (VALUES
+  -- abtree_ndistinct_from_freq
+  ($$SELECT abtree_ndistinct_from_freq(NULL, 10)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{}', 10)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{1,NULL}', 10)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{{1,2},{3,4}}', 10)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,-1}', 10, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{1}', 10, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{0,0}', 10, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{9000000000000000000,9000000000000000000}', 1e30, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', NULL, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 'NaN', method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 'Infinity', method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', -3, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 9, method => 'bc')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,NULL}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,0.5}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,-Infinity}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, array_fill(2::float8, '{33}'))$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,4}', NULL)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,4}', 'duj1')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,4}', 'SCBC')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, NULL, 'bc', '{1,2}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,4}', 'scbc', '{1}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}', 100, '{3,4}', 'scbc', '{1,-2}')$$),
+  ($$SELECT abtree_ndistinct_from_freq('{a,b}', 100)$$),
+  ($$SELECT abtree_ndistinct_from_freq('{5,5}'::text[], 100)$$),
+  -- abtree_ndistinct
+  ($$SELECT abtree_ndistinct(NULL, '{a,b}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', NULL)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,NULL}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,nosuch}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,mixed case}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,ctid}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b,a}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,p}')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', NULL)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', 99)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', -1)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', 1000001)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', 10000000000)$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', method => 'hll')$$),
+  ($$SELECT abtree_ndistinct('nd_t', '{a,b}', method => NULL)$$),
+  ($$SELECT abtree_ndistinct('nd_noindex', '{a,b}')$$),
+  ($$SELECT abtree_ndistinct('nd_weighted', '{a,b}')$$),
+  ($$SELECT abtree_ndistinct('nd_part', '{a,b}')$$),
+  ($$SELECT abtree_ndistinct('nd_view', '{a,b}')$$),
+  ($$SELECT abtree_ndistinct('nd_nosuch', '{a,b}')$$),
+  ($$SELECT abtree_ndistinct_freq('nd_t', '{a,b}', 'hash')$$),
+  ($$SELECT abtree_ndistinct_freq('nd_t', '{a,b}', NULL)$$)
+) v(q);
+
+-- ---------------------------------------------------------------------------
+-- 3. Frequency vectors: Algorithm 6.3 == sorting whole rows == GROUP BY
+-- ---------------------------------------------------------------------------
+SELECT setseed(0.5);
+CREATE TABLE nd_r AS
+SELECT (random() * 3)::int AS c3,
+       (random() * 40)::int AS c40,
+       CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 200)::int END AS c200n,
+       (random() * 30000)::int AS c30k,
+       (random() * 20000)::int AS c20k,
+       (random() * 25000)::int AS c25k,
+       (random() * 18000)::int AS c18k,
+       (random() * 15000)::int AS c15k,
+       1 AS one,
+       (ARRAY['a', 'A', 'b', 'ä', 'B'])[1 + (random() * 4)::int] AS t,
+       (random() * 5)::numeric / 2 AS num
+  FROM generate_series(1, 30000);
+
+-- the frequency vector by GROUP BY over the columns
+CREATE FUNCTION nd_freq_sql(cols text[]) RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	r bigint[];
+BEGIN
+	EXECUTE format('SELECT array_agg(coalesce(f.n, 0) ORDER BY i)
+	                  FROM generate_series(1, (SELECT max(c) FROM
+	                         (SELECT count(*) c FROM nd_r GROUP BY %1$s) g)) i
+	                  LEFT JOIN (SELECT c, count(*) n FROM
+	                         (SELECT count(*) c FROM nd_r GROUP BY %1$s) g GROUP BY c) f
+	                    ON f.c = i',
+	               (SELECT string_agg(quote_ident(c), ', ') FROM unnest(cols) c))
+	  INTO r;
+	RETURN r;
+END $$;
+
+SELECT cols,
+       abtree_ndistinct_freq('nd_r', cols) = abtree_ndistinct_freq('nd_r', cols, 'reference') AS same_as_sort,
+       abtree_ndistinct_freq('nd_r', cols) = nd_freq_sql(cols) AS same_as_group_by,
+       (SELECT sum(i * f) FROM unnest(abtree_ndistinct_freq('nd_r', cols)) WITH ORDINALITY u(f, i)) AS n
+  FROM (VALUES ('{c3}'::text[]),
+               ('{c3,c40}'),
+               ('{c40,c3,c200n}'),
+               ('{c200n,one}'),
+               ('{one}'),
+               ('{t,c3}'),
+               ('{num,c40}'),
+               ('{c30k,c3}'),
+               ('{c3,c40,c200n,one,t,num}'),
+               ('{c30k,c20k,c25k,c18k,c15k}'),
+               ('{c3,c40,c30k,c20k,c25k,c18k,c15k,c200n,t}')) v(cols);
+-- the values that compare equal share a code: numeric 1.0 and 1.00
+CREATE TABLE nd_num (x numeric, y int);
+INSERT INTO nd_num VALUES (1.0, 1), (1.00, 1), (1, 1), (2.5, 1), (2.50, 2), (NULL, 1), (NULL, 1);
+SELECT abtree_ndistinct_freq('nd_num', '{x,y}') AS partition,
+       abtree_ndistinct_freq('nd_num', '{x,y}', 'reference') AS reference;
+
+-- ---------------------------------------------------------------------------
+-- 4. abtree_ndistinct
+-- ---------------------------------------------------------------------------
+-- 100,000 rows with distinct a and 100 values of b, and 100,000 rows in
+-- 10 groups: D(a, b) = 100,010.  ANALYZE's estimator (Duj1) sees few
+-- repeats in its sample and says about a quarter of it.
+CREATE TABLE nd_w AS
+SELECT CASE WHEN i <= 100000 THEN i ELSE i % 10 END AS a,
+       CASE WHEN i <= 100000 THEN i % 100 ELSE 0 END AS b,
+       i % 1000 AS c
+  FROM generate_series(1, 200000) i;
+CREATE INDEX nd_w_a ON nd_w USING abtree (a);
+CREATE INDEX nd_w_b ON nd_w USING abtree (b);
+SELECT count(DISTINCT (a, b)) AS true_ab, count(DISTINCT (a, c)) AS true_ac FROM nd_w;
+
+SELECT round(estimate) AS estimate, method, sample_rows, sample_distinct, sample_singletons,
+       table_rows, (SELECT array_agg(round(x)) FROM unnest(column_ndistinct) x) AS column_ndistinct,
+       column_source
+  FROM abtree_ndistinct('nd_w', '{a,b}', seed => 1);
+-- c has no abtree index, so no sketch: the uncorrected BC is used
+SELECT round(estimate) AS estimate, method, column_source,
+       column_ndistinct[2] IS NULL AS no_count_for_c
+  FROM abtree_ndistinct('nd_w', '{a,c}', seed => 1);
+-- the same seed draws the same sample
+SELECT (abtree_ndistinct('nd_w', '{b,a}', 5000, 'scgee', 7)).estimate =
+       (abtree_ndistinct('nd_w', '{b,a}', 5000, 'scgee', 7)).estimate AS repeatable;
+-- quoted names, one column, an empty table
+CREATE TABLE "Nd Quoted" ("Col A" int, "b""q" text);
+CREATE INDEX ON "Nd Quoted" USING abtree ("Col A");
+SELECT estimate, method, sample_rows, table_rows FROM abtree_ndistinct('"Nd Quoted"', ARRAY['Col A', 'b"q']);
+INSERT INTO "Nd Quoted" SELECT i % 50, (i % 20)::text FROM generate_series(1, 1000) i;
+SELECT estimate, method, sample_rows, table_rows, column_source
+  FROM abtree_ndistinct('"Nd Quoted"', ARRAY['Col A', 'b"q'], 2000, seed => 3);
+SELECT estimate, method, column_ndistinct FROM abtree_ndistinct('"Nd Quoted"', '{Col A}', seed => 3);
+
+-- ---------------------------------------------------------------------------
+-- 5. Accuracy on generated data: mean ratio error over 3 fixed seeds,
+--    and which methods stay within 1.2 of the truth.  On (c, d) the
+--    sketches' own error (a few percent on D_d = 3,000) moves the lower
+--    bound max_j D_j a little above the truth.
+-- ---------------------------------------------------------------------------
+CREATE TABLE nd_g AS
+SELECT i % 50000 AS a,                 -- 50,000 values, 4 rows each
+       i % 40000 AS b,                 -- (a, b): every row distinct
+       (i * 7) % 1000 AS c,
+       i % 3000 AS d,                  -- (c, d): 3,000, since d decides c
+       CASE WHEN i % 2 = 0 THEN i ELSE i % 10 END AS e,
+       CASE WHEN i % 2 = 0 THEN i % 100 ELSE 0 END AS f
+  FROM generate_series(1, 200000) i;
+CREATE INDEX ON nd_g USING abtree (a);
+CREATE INDEX ON nd_g USING abtree (b);
+CREATE INDEX ON nd_g USING abtree (c);
+CREATE INDEX ON nd_g USING abtree (d);
+CREATE INDEX ON nd_g USING abtree (e);
+CREATE INDEX ON nd_g USING abtree (f);
+CREATE TABLE nd_truth AS
+SELECT '{a,b}'::text[] AS cols, count(DISTINCT (a, b)) AS d FROM nd_g
+UNION ALL SELECT '{c,d}', count(DISTINCT (c, d)) FROM nd_g
+UNION ALL SELECT '{e,f}', count(DISTINCT (e, f)) FROM nd_g
+UNION ALL SELECT '{b,c,d}', count(DISTINCT (b, c, d)) FROM nd_g;
+SELECT * FROM nd_truth ORDER BY cols;
+
+CREATE TABLE nd_acc AS
+SELECT t.cols, m AS method, avg(nd_ratio((abtree_ndistinct('nd_g', t.cols, 20000, m, s)).estimate, t.d)) AS err
+  FROM nd_truth t, unnest('{gee,bc,scgee,scbc}'::text[]) m, generate_series(1, 3) s
+ GROUP BY 1, 2;
+SELECT cols,
+       round(max(err) FILTER (WHERE method = 'gee')::numeric, 2) AS gee,
+       round(max(err) FILTER (WHERE method = 'bc')::numeric, 2) AS bc,
+       round(max(err) FILTER (WHERE method = 'scgee')::numeric, 2) AS scgee,
+       round(max(err) FILTER (WHERE method = 'scbc')::numeric, 2) AS scbc,
+       array_agg(method ORDER BY method) FILTER (WHERE err <= 1.2) AS within_1_2
+  FROM nd_acc GROUP BY cols ORDER BY cols;
+SELECT round(avg(err)::numeric, 1) <= 1.1 AS scbc_mean_error_at_most_1_1
+  FROM nd_acc WHERE method = 'scbc';
+
+-- ---------------------------------------------------------------------------
+-- 6. CREATE STATISTICS (ndistinct): store, ANALYZE, EXPLAIN
+-- ---------------------------------------------------------------------------
+CREATE STATISTICS nd_w_ab (ndistinct) ON a, b FROM nd_w;
+ANALYZE nd_w;
+CREATE FUNCTION nd_stored(stat text) RETURNS int
+LANGUAGE sql AS $$
+	SELECT substring(n_distinct::text from ': ([0-9]+)')::int
+	  FROM pg_stats_ext WHERE statistics_name = stat
+$$;
+-- ANALYZE's estimate is far below 100,010
+SELECT nd_stored('nd_w_ab') < 50000 AS analyze_underestimates,
+       nd_plan_rows('SELECT a, b FROM nd_w GROUP BY a, b') = nd_stored('nd_w_ab') AS planner_uses_it;
+SELECT abtree_ndistinct_store('nd_w_ab', seed => 1) AS combinations;
+SELECT stxstattarget FROM pg_statistic_ext WHERE stxname = 'nd_w_ab';
+SELECT round(nd_stored('nd_w_ab'), -2) AS stored,
+       abs(nd_plan_rows('SELECT a, b FROM nd_w GROUP BY a, b') - nd_stored('nd_w_ab')) <= 1 AS planner_uses_it;
+-- ANALYZE skips objects with statistics target 0: the numbers stay
+ANALYZE nd_w;
+SELECT round(nd_stored('nd_w_ab'), -2) AS stored_after_analyze,
+       abs(nd_plan_rows('SELECT a, b FROM nd_w GROUP BY a, b') - nd_stored('nd_w_ab')) <= 1 AS planner_uses_it;
+-- without keep_across_analyze the target stays, and ANALYZE overwrites
+ALTER STATISTICS nd_w_ab SET STATISTICS -1;
+SELECT abtree_ndistinct_store((SELECT oid FROM pg_statistic_ext WHERE stxname = 'nd_w_ab'),
+                              30000, 1, false) AS by_oid;
+SELECT round(nd_stored('nd_w_ab'), -2) AS stored;
+ANALYZE nd_w;
+SELECT nd_stored('nd_w_ab') < 50000 AS analyze_overwrote;
+
+-- three columns: 4 combinations; a statistics object never analyzed gets a row
+CREATE STATISTICS nd_g_bcd (ndistinct) ON b, c, d FROM nd_g;
+SELECT abtree_ndistinct_store('public.nd_g_bcd', 20000, 2) AS combinations;
+SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g')) AS items
+  FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
+SELECT nd_ratio(nd_plan_rows('SELECT c, d FROM nd_g GROUP BY c, d'), 3000) < 1.2 AS cd_close,
+       nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.2 AS bcd_close;
+
+-- a statistics object with other kinds: a NOTICE that ANALYZE stops refreshing them
+CREATE STATISTICS nd_w_all ON a, b FROM nd_w;
+SELECT abtree_ndistinct_store('nd_w_all', seed => 1);
+
+-- errors
+CREATE STATISTICS nd_w_mcv (mcv) ON a, b FROM nd_w;
+CREATE STATISTICS nd_w_expr (ndistinct) ON a, (b + 1) FROM nd_w;
+CREATE STATISTICS nd_noindex_ab (ndistinct) ON a, b FROM nd_noindex;
+CREATE ROLE nd_regress_other;
+GRANT SELECT ON nd_w TO nd_regress_other;
+SELECT q, nd_try(q) FROM (VALUES
+  ($$SELECT abtree_ndistinct_store(NULL::text)$$),
+  ($$SELECT abtree_ndistinct_store('nd_nosuch')$$),
+  ($$SELECT abtree_ndistinct_store(1::oid)$$),
+  ($$SELECT abtree_ndistinct_store('nd_w_mcv')$$),
+  ($$SELECT abtree_ndistinct_store('nd_w_expr')$$),
+  ($$SELECT abtree_ndistinct_store('nd_noindex_ab')$$),
+  ($$SELECT abtree_ndistinct_store('nd_w_ab', 10)$$),
+  ($$SELECT abtree_ndistinct_store('nd_w_ab', NULL)$$),
+  ($$SELECT abtree_ndistinct_store('nd_w_ab', 30000, 1, NULL)$$)
+) v(q);
+SET ROLE nd_regress_other;
+SELECT nd_try($$SELECT abtree_ndistinct_store('nd_w_ab')$$);
+RESET ROLE;
+REVOKE SELECT ON nd_w FROM nd_regress_other;
+DROP ROLE nd_regress_other;
+
+DROP TABLE nd_noindex, nd_weighted, nd_part, nd_t, nd_r, nd_num, nd_w, "Nd Quoted", nd_g,
+	nd_truth, nd_acc;
+DROP VIEW nd_view;
+DROP FUNCTION nd_try(text), nd_plan_rows(text), nd_ratio(float8, float8),
+	nd_freq_sql(text[]), nd_stored(text);
