@@ -85,6 +85,8 @@ class Context:
         self.features["swr"] = ext and cur.fetchone()[0]
         cur.execute("SELECT to_regproc('abtree_sample_tids') IS NOT NULL")
         self.features["abtree_sample_tids"] = ext and cur.fetchone()[0]
+        cur.execute("SELECT to_regproc('abtree_ndistinct') IS NOT NULL")
+        self.features["abtree_ndistinct"] = ext and cur.fetchone()[0]
         for e in ("pg_prewarm", "tsm_system_rows"):
             self.features[e] = try_sql(e, f"CREATE EXTENSION IF NOT EXISTS {e}")
         self.features["mvstore"] = False

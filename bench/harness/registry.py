@@ -28,6 +28,8 @@ FEATURES = {
     "abtree_sample_tids": "the SQL function abtree_sample_tids(index, n)",
     "pg_prewarm": "contrib pg_prewarm",
     "tsm_system_rows": "contrib tsm_system_rows",
+    "abtree_ndistinct": "the SQL function abtree_ndistinct(tbl, columns, sample_rows, method, "
+                       "seed) (multi-column estimators, branch ndistinct)",
     "mvstore": "the multi-version weight store (no view abtree_mvstore or setting abtree.mvstore "
                "after CREATE EXTENSION abtree, or abtree.mvstore_size = 0)",
 }

@@ -5,6 +5,7 @@ import datetime
 import hashlib
 import os
 import platform
+import statistics
 import subprocess
 
 from .stats import fmt
@@ -115,7 +116,12 @@ def headline(exp, ctx):
             continue
         pts = [", ".join(f"{k}={val}" for k, val in r.point.items()) + f": x{fmt(rat[id(r)])}"
                for r in ctx.rows if r.variant == v.name and id(r) in rat]
-        if pts:
+        if len(pts) > 12:       # many points: the range, the table has each one
+            rs = sorted(rat[id(r)] for r in ctx.rows if r.variant == v.name and id(r) in rat)
+            lines.append(f"`{v.name}` (ours) vs `{exp.baseline}` (>1: ours is better) at "
+                         f"{len(rs)} points: x{fmt(rs[0])} to x{fmt(rs[-1])}, median "
+                         f"x{fmt(statistics.median(rs))}, better at {sum(x > 1 for x in rs)}.")
+        elif pts:
             lines.append(f"`{v.name}` (ours) vs `{exp.baseline}` (>1: ours is better): "
                          + "; ".join(pts) + ".")
     if exp.variants and all(v.name in ctx.skipped for v in exp.variants if v.ours):
