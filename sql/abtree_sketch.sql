@@ -111,6 +111,22 @@ CREATE INDEX skt_idx ON skt USING abtree (a);
 INSERT INTO skt SELECT md5(g::text) FROM generate_series(1, 1000) g;
 SELECT sk_same('skt_idx', 1, chll_agg(a)) AS temp FROM skt;
 
+-- relcache invalidations at every catalog access (assert-enabled servers
+-- only; elsewhere the setting is refused and this runs normally): hashing
+-- and type look-ups must not keep rd_amcache pointers across them
+CREATE TABLE skd (a text, b int);
+CREATE INDEX skd_idx ON skd USING abtree (a, b);
+INSERT INTO skd SELECT g::text, g FROM generate_series(1, 200) g;
+DO $$ BEGIN PERFORM set_config('debug_discard_caches', '1', false);
+EXCEPTION WHEN others THEN NULL; END $$;
+INSERT INTO skd SELECT g::text, g FROM generate_series(1, 20) g;
+SELECT sk_rows('SELECT DISTINCT a FROM skd') > 100 AS planned;
+DELETE FROM skd WHERE b < 50;
+VACUUM skd;
+RESET debug_discard_caches;
+SELECT sk_same('skd_idx', 1, chll_agg(a)) AS a, sk_same('skd_idx', 2, chll_agg(b)) AS b FROM skd;
+DROP TABLE skd;
+
 -- bad input
 SELECT abtree_sketch(NULL, 1);
 SELECT abtree_sketch('sk_idx', NULL);

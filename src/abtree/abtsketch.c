@@ -91,29 +91,36 @@ abt_sketch_first_page(AbtIndexInfo *info, int k)
 	return info->sketch_start + rank * ABT_SKETCH_PAGES;
 }
 
-/* Read the layout from the metapage once, and the hash functions */
+/*
+ * Read the layout from the metapage once, and the hash functions.  The
+ * type cache look-ups come first: a catalog access may process a relcache
+ * invalidation of the index, which frees rd_amcache (VACUUM of the table
+ * sends one), so nothing may hold the AbtIndexInfo pointer across them.
+ */
 AbtIndexInfo *
 abt_sketch_info(Relation rel)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
+	FmgrInfo   *hash[ABT_SKETCH_MAX_COLS] = {0};
 	AbtMetaPageData meta;
 
 	if (info->sketch_loaded)
 		return info;
 	abt_read_meta(rel, &meta);
-	info->sketch_mask = meta.sketch_mask;
-	info->sketch_start = meta.sketch_start;
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
-		TypeCacheEntry *tce;
-
-		if ((info->sketch_mask & (1 << k)) == 0)
+		if ((meta.sketch_mask & (1 << k)) == 0)
 			continue;
-		tce = lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), k)->atttypid,
-								TYPECACHE_HASH_EXTENDED_PROC_FINFO);
-		fmgr_info_copy(&info->sketch_hash[k], &tce->hash_extended_proc_finfo,
-					   rel->rd_indexcxt);
+		hash[k] = &lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), k)->atttypid,
+									 TYPECACHE_HASH_EXTENDED_PROC_FINFO)->hash_extended_proc_finfo;
 	}
+	/* no catalog access from here on: the pointer stays valid */
+	info = abt_index_info(rel);
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+		if (hash[k])
+			fmgr_info_copy(&info->sketch_hash[k], hash[k], rel->rd_indexcxt);
+	info->sketch_mask = meta.sketch_mask;
+	info->sketch_start = meta.sketch_start;
 	info->sketch_loaded = true;
 	return info;
 }
@@ -125,24 +132,31 @@ abt_sketch_has_column(Relation rel, int k)
 		(abt_sketch_info(rel)->sketch_mask & (1 << k)) != 0;
 }
 
-/* The hashes of an entry's sketched columns (may palloc: not in a critical section) */
+/*
+ * The hashes of an entry's sketched columns (may palloc: not in a critical
+ * section).  A hash function may look up its collation, and so process an
+ * invalidation that frees rd_amcache: the functions are copied first.
+ */
 void
 abt_sketch_hash_tuple(Relation rel, IndexTuple itup, AbtSketchHashes *h)
 {
 	AbtIndexInfo *info = abt_sketch_info(rel);
+	uint16		mask = info->sketch_mask;
+	FmgrInfo	hash[ABT_SKETCH_MAX_COLS];
 
+	memcpy(hash, info->sketch_hash, sizeof(hash));
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
 		bool		isnull;
 		Datum		value;
 
 		h->present[k] = false;
-		if ((info->sketch_mask & (1 << k)) == 0)
+		if ((mask & (1 << k)) == 0)
 			continue;
 		value = index_getattr(itup, k + 1, RelationGetDescr(rel), &isnull);
 		if (isnull)
 			continue;
-		h->hash[k] = chll_mix64(DatumGetUInt64(FunctionCall2Coll(&info->sketch_hash[k],
+		h->hash[k] = chll_mix64(DatumGetUInt64(FunctionCall2Coll(&hash[k],
 																 rel->rd_indcollation[k],
 																 value, UInt64GetDatum(0))));
 		h->present[k] = true;

@@ -65,7 +65,8 @@ static void
 abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback callback,
 				void *callback_state, IndexBulkDeleteResult *stats)
 {
-	AbtIndexInfo *info = abt_index_info(rel);
+	/* not the AbtIndexInfo pointer: hashing below may reset rd_amcache */
+	bool		weighted = abt_index_info(rel)->weighted;
 	AbtKey	   *key = palloc(sizeof(AbtKey));
 	AbtStack	stack;
 	Buffer		path[ABT_MAX_HEIGHT];
@@ -100,7 +101,7 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 			{
 				deletable[ndeletable++] = off;
 				/* a not yet valid entry counts nothing (only overcounts above) */
-				removed += abt_leaf_effective_weight(itup, info->weighted);
+				removed += abt_leaf_effective_weight(itup, weighted);
 			}
 		}
 		npath = 0;
@@ -117,7 +118,7 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 	{
 		MvsDelta	forgotten[MaxIndexTuplesPerPage];
 		int			nforgotten = mvs_collect_leaf(page, deletable, ndeletable,
-												  info->weighted, forgotten);
+												  weighted, forgotten);
 		AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * ndeletable);
 		int			nhashes = 0;
 		AbtSketchOp sketch;
@@ -151,7 +152,7 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 			MarkBufferDirty(path[k]);
 		}
 		if (RelationNeedsWAL(rel))
-			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, info->weighted,
+			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, weighted,
 							&sketch);
 		END_CRIT_SECTION();
 		abt_sketch_release(&sketch);

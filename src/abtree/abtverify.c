@@ -319,6 +319,8 @@ abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup)
 	AbtSketchHashes h;
 
 	abt_sketch_hash_tuple(vs->rel, itup, &h);
+	/* hashing may have reset rd_amcache (abt_sketch_hash_tuple) */
+	vs->info = abt_index_info(vs->rel);
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
 		if (vs->fresh[k] && h.present[k])
