@@ -61,7 +61,7 @@ bool		abt_sketch_ndistinct = true;
 
 /* reltuples as the planner's estimates read it (-1: never vacuumed or analyzed) */
 static double
-get_rel_reltuples_compat(Oid relid)
+abt_reltuples(Oid relid)
 {
 	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	double		reltuples = -1;
@@ -155,15 +155,13 @@ abt_key_at_rank(Relation rel, uint64 r, Datum *value, bool *isnull)
  * the planner can use with the type's "<"?
  */
 static bool
-abt_index_usable_for_stats(Relation index, Relation heap, AttrNumber attnum)
+abt_index_usable_for_stats(Relation index, Relation heap, AttrNumber attnum, int *keyno)
 {
 	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(heap), attnum - 1);
 	Oid			opclass;
 	Oid			btfamily;
 
 	if (index->rd_index->indkey.values[0] != attnum ||
-		!index->rd_index->indisvalid || !index->rd_index->indisready ||
-		!heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) ||
 		abt_index_info(index)->weighted ||
 		index->rd_indcollation[0] != att->attcollation)
 		return false;
@@ -171,25 +169,32 @@ abt_index_usable_for_stats(Relation index, Relation heap, AttrNumber attnum)
 	if (!OidIsValid(opclass))
 		return false;
 	btfamily = get_opclass_family(opclass);
+	*keyno = 0;
 	return get_opfamily_proc(btfamily, att->atttypid, att->atttypid, BTORDER_PROC) ==
 		get_opfamily_proc(index->rd_opfamily[0], att->atttypid, att->atttypid, 1);
 }
 
-/* An abtree index the column's statistics can come from, opened, or NULL. */
-static Relation
-abt_stats_index(Oid relid, AttrNumber attnum)
+/*
+ * The first valid, non-partial abtree index of the table that test accepts
+ * for the column (test sets the key column, from 0), opened with
+ * AccessShareLock; NULL if there is none.  Partial indexes describe only
+ * some rows, so they never stand for the column.
+ */
+Relation
+abt_find_column_index(Oid relid, AttrNumber attnum, AbtIndexTest test, int *keyno)
 {
 	Relation	heap = relation_open(relid, AccessShareLock);
 	Relation	found = NULL;
-	Oid			amoid = get_index_am_oid("abtree", false);
 	ListCell   *lc;
 
 	foreach(lc, RelationGetIndexList(heap))
 	{
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
 
-		if (index->rd_rel->relam == amoid &&
-			abt_index_usable_for_stats(index, heap, attnum))
+		if (index->rd_indam->ambuild == abtbuild &&
+			index->rd_index->indisvalid && index->rd_index->indisready &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
+			test(index, heap, attnum, keyno))
 		{
 			found = index;
 			break;
@@ -392,7 +397,7 @@ abt_blank_stats(Oid relid, AttrNumber attnum, uint64 nonnull)
 static float4
 abt_sketch_stadistinct(Oid relid, double ndistinct)
 {
-	double		reltuples = get_rel_reltuples_compat(relid);
+	double		reltuples = abt_reltuples(relid);
 
 	if (reltuples > 0 && ndistinct > 0.1 * reltuples)
 		return (float4) -Min(1.0, ndistinct / reltuples);
@@ -414,7 +419,9 @@ abt_recount(Oid relid, AttrNumber attnum)
 
 	if (abt_range_selectivity && HeapTupleIsValid(old))
 	{
-		Relation	index = abt_stats_index(relid, attnum);
+		int			keyno;
+		Relation	index = abt_find_column_index(relid, attnum,
+												  abt_index_usable_for_stats, &keyno);
 
 		if (index)
 		{

@@ -313,6 +313,9 @@ extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed
 
 /* abtplanner.c */
 extern bool abt_range_selectivity;
+typedef bool (*AbtIndexTest) (Relation index, Relation heap, AttrNumber attnum, int *keyno);
+extern Relation abt_find_column_index(Oid relid, AttrNumber attnum, AbtIndexTest test,
+									  int *keyno);
 extern bool abt_sketch_ndistinct;
 extern void abt_install_planner_hooks(void);
 

@@ -26,13 +26,11 @@
 
 #include "hll/chll.h"
 
-#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
-#include "catalog/pg_index.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
@@ -156,9 +154,7 @@ abt_sketch_hash_tuple(Relation rel, IndexTuple itup, AbtSketchHashes *h)
 		value = index_getattr(itup, k + 1, RelationGetDescr(rel), &isnull);
 		if (isnull)
 			continue;
-		h->hash[k] = chll_mix64(DatumGetUInt64(FunctionCall2Coll(&hash[k],
-																 rel->rd_indcollation[k],
-																 value, UInt64GetDatum(0))));
+		h->hash[k] = chll_hash_datum(&hash[k], rel->rd_indcollation[k], value);
 		h->present[k] = true;
 	}
 }
@@ -273,13 +269,10 @@ abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values, bool *is
 {
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
-		uint64		h;
-
 		if (sb->sk[k] == NULL || isnull[k])
 			continue;
-		h = DatumGetUInt64(FunctionCall2Coll(sb->hash[k], index->rd_indcollation[k],
-											 values[k], UInt64GetDatum(0)));
-		(void) chll_add_hash(sb->sk[k], chll_mix64(h));
+		(void) chll_add_hash(sb->sk[k],
+							 chll_hash_datum(sb->hash[k], index->rd_indcollation[k], values[k]));
 	}
 }
 
@@ -613,50 +606,45 @@ abt_sketch_copy(Relation rel, int k)
 	return sk;
 }
 
+/* Does the index have a sketch of the column, in the column's collation? */
+static bool
+abt_index_sketches_column(Relation index, Relation heap, AttrNumber attnum, int *keyno)
+{
+	Oid			collation = TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation;
+
+	for (int k = 0; k < Min(ABT_SKETCH_MAX_COLS, IndexRelationGetNumberOfKeyAttributes(index)); k++)
+	{
+		if (index->rd_index->indkey.values[k] == attnum &&
+			index->rd_indcollation[k] == collation &&
+			abt_sketch_has_column(index, k))
+		{
+			*keyno = k;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * A column's distinct-value estimate from an abtree index's sketch, and
- * how many non-NULL values the sketch holds: the first valid, non-partial
- * abtree index of the table that has a sketch of the column in the
- * column's collation.  False if there is none.  The table must be locked
- * by the caller (the planner has it).
+ * how many non-NULL values the sketch holds; false if no index has one.
+ * The table must be locked by the caller (the planner has it).
  */
 bool
 abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct, uint64 *nonnull)
 {
-	Relation	heap = relation_open(relid, AccessShareLock);
-	Oid			collation = TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation;
-	bool		found = false;
-	ListCell   *lc;
+	int			k;
+	Relation	index = abt_find_column_index(relid, attnum, abt_index_sketches_column, &k);
+	uint8	   *sk;
 
-	foreach(lc, RelationGetIndexList(heap))
-	{
-		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
-
-		if (index->rd_indam->ambuild == abtbuild &&
-			index->rd_index->indisvalid && index->rd_index->indisready &&
-			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
-		{
-			for (int k = 0; k < ABT_SKETCH_MAX_COLS && !found; k++)
-			{
-				uint8	   *sk;
-
-				if (k >= IndexRelationGetNumberOfKeyAttributes(index) ||
-					index->rd_index->indkey.values[k] != attnum ||
-					index->rd_indcollation[k] != collation ||
-					(sk = abt_sketch_copy(index, k)) == NULL)
-					continue;
-				*ndistinct = chll_estimate_sketch(sk);
-				*nonnull = chll_total(sk);
-				pfree(sk);
-				found = true;
-			}
-		}
-		index_close(index, AccessShareLock);
-		if (found)
-			break;
-	}
-	relation_close(heap, AccessShareLock);
-	return found;
+	if (index == NULL)
+		return false;
+	sk = abt_sketch_copy(index, k);
+	index_close(index, AccessShareLock);
+	*ndistinct = chll_estimate_sketch(sk);
+	*nonnull = chll_total(sk);
+	pfree(sk);
+	return true;
 }
 
 bool

@@ -190,4 +190,7 @@ extern bytea *chll_new(MemoryContext cxt, int log2m);
 extern bytea *chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy);
 extern void chll_report(ChllStatus st, const uint8 *sk);
 
+/* chll_funcs.c: the hash of a value under its type's extended hash function */
+extern uint64 chll_hash_datum(FmgrInfo *hashfn, Oid collation, Datum value);
+
 #endif							/* CHLL_H */

@@ -128,8 +128,9 @@ type_hash_function(FunctionCallInfo fcinfo, Oid type)
 	return cache->hashfn;
 }
 
-static uint64
-hash_datum(FmgrInfo *hashfn, Oid collation, Datum value)
+/* The hash a sketch adds for a value; the indexes use it too */
+uint64
+chll_hash_datum(FmgrInfo *hashfn, Oid collation, Datum value)
 {
 	Datum		h = FunctionCall2Coll(hashfn, collation, value, UInt64GetDatum(0));
 
@@ -142,7 +143,7 @@ hash_arg(FunctionCallInfo fcinfo, int argno)
 {
 	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
 
-	return hash_datum(type_hash_function(fcinfo, type), PG_GET_COLLATION(),
+	return chll_hash_datum(type_hash_function(fcinfo, type), PG_GET_COLLATION(),
 					  PG_GETARG_DATUM(argno));
 }
 
@@ -216,7 +217,7 @@ update_all(FunctionCallInfo fcinfo, bool add)
 			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		h = hash_datum(hashfn, PG_GET_COLLATION(), elem);
+		h = chll_hash_datum(hashfn, PG_GET_COLLATION(), elem);
 		apply_hash(v, h, add);
 	}
 	array_free_iterator(it);
