@@ -100,6 +100,9 @@ REINDEX INDEX sko_idx;
 SELECT sk_same('sko_idx', 1, chll_agg(a)) AS after_reindex FROM sko;
 CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = maybe);
 CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = 1.5);
+CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = -1);
+CREATE INDEX sko_bad ON sko USING abtree (a) WITH (sketch = '');
+ALTER INDEX sko_idx SET (sketch = 99999999999);
 
 -- unlogged and temporary tables
 CREATE UNLOGGED TABLE sku (a int);

@@ -43,6 +43,11 @@ RESET abtree.weight_protocol;
 -- abtree.range_selectivity is a boolean
 SET abtree.range_selectivity = 'maybe';
 SET abtree.range_selectivity = -1;
+-- abtree.sketch_ndistinct is a boolean too
+SET abtree.sketch_ndistinct = 'maybe';
+SET abtree.sketch_ndistinct = 2;
+SET abtree.sketch_ndistinct = '';
+SET abtree.sketch_ndistinct = NULL;
 -- the debug pause: a key >= 0 (0 = off), a level from -1
 SET abtree.debug_pass_pause = -1;
 SET abtree.debug_pass_pause = 100000000000000000000;
