@@ -51,7 +51,17 @@ OBJS = \
 	src/swr/swr_plan.o \
 	src/swr/swr_scan.o \
 	src/swr/swr_stats.o \
-	src/swr/swr_tsm.o
+	src/swr/swr_tsm.o \
+	src/pbtree/pbtbudget.o \
+	src/pbtree/pbtbuild.o \
+	src/pbtree/pbtfilter.o \
+	src/pbtree/pbthandler.o \
+	src/pbtree/pbtinsert.o \
+	src/pbtree/pbtpage.o \
+	src/pbtree/pbtscan.o \
+	src/pbtree/pbtseal.o \
+	src/pbtree/pbtsql.o \
+	src/pbtree/pbtvacuum.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
 REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate mvstore
@@ -76,8 +86,12 @@ include $(PGXS)
 # PGXS puts the isolation suites next to the regress ones; ours live in test/.
 override ISOLATION_OPTS += --inputdir=$(srcdir)/test/isolation
 
+# pbtree has abtree's operator classes: the same file, for the other AM.
 abtree--$(EXTVERSION).sql: $(SQL_FRAGMENTS)
 	cat $^ > $@
+	sed -e 's/USING abtree/USING pbtree/g' \
+		-e 's/Operator classes and families of the abtree access method/The same operator classes for pbtree (generated from 20_abtree_opclasses.sql)/' \
+		$(srcdir)/src/sql/20_abtree_opclasses.sql >> $@
 
 # Each suite on its own, so that scripts/test.sh can run all of them and
 # count every result even when an earlier suite fails.

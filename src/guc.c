@@ -13,6 +13,7 @@
 #include "abtree_ext.h"
 
 #include "abtree/abtree.h"
+#include "pbtree/pbtree.h"
 #include "mvstore/mvstore.h"
 #include "swr/swr.h"
 #include "utils/guc.h"
@@ -201,6 +202,37 @@ abt_define_gucs(void)
 							1000, 10, 3600 * 1000,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	/*
+	 * pbtree (src/pbtree/README).  USERSET: each backend applies the budget
+	 * to what it reports; tests and benchmarks set it per session.
+	 */
+	DefineCustomIntVariable("abtree.pbtree_buffer_budget",
+							"Leaf pages the mutable partitions of all pbtree indexes may hold together before the largest is sealed.",
+							"Keep it well below shared_buffers: the mutable partitions are meant to stay in the buffer pool.",
+							&pbt_buffer_budget,
+							4096, 2, INT_MAX / 2,
+							PGC_USERSET,
+							GUC_UNIT_BLOCKS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.pbtree_merge_threshold",
+							"Sealed partitions of a pbtree index that start a background merge.",
+							"0 turns automatic merges off; pbtree_merge() merges on demand.",
+							&pbt_merge_threshold,
+							8, 0, PBT_MAX_PARTITIONS,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.pbtree_filter_bits",
+							"Bits per entry in the Bloom filters of sealed pbtree partitions.",
+							"0: no filters. 10 bits give about 1% false positives. Applies to partitions sealed or merged afterwards.",
+							&pbt_filter_bits,
+							10, 0, 64,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("abtree");

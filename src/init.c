@@ -19,6 +19,7 @@
 
 #include "abtree/abtree.h"
 #include "mvstore/mvstore.h"
+#include "pbtree/pbtree.h"
 #include "swr/swr.h"
 
 #include "fmgr.h"
@@ -41,6 +42,7 @@ _PG_init(void)
 {
 	/* reloptions must parse wherever an abtree index is opened */
 	abt_init_reloptions();
+	pbt_init_reloptions();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;

@@ -14,6 +14,7 @@
 #include "abtree_ext.h"
 
 #include "mvstore/mvstore.h"
+#include "pbtree/pbtree.h"
 #include "swr/swr.h"
 
 #include "miscadmin.h"
@@ -29,8 +30,9 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 Size
 abt_shmem_size(void)
 {
-	return add_size(add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size()),
-					swr_stats_shmem_size());
+	return add_size(add_size(add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size()),
+							 swr_stats_shmem_size()),
+					pbt_shmem_size());
 }
 
 static void
@@ -42,6 +44,7 @@ abt_shmem_request(void)
 	RequestAddinShmemSpace(MAXALIGN(sizeof(AbtSharedState)));
 	mvs_shmem_request();
 	swr_stats_shmem_request();
+	RequestAddinShmemSpace(pbt_shmem_size());
 }
 
 static void
@@ -72,6 +75,7 @@ abt_shmem_startup(void)
 	}
 	mvs_shmem_startup();
 	swr_stats_shmem_startup();
+	pbt_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -50,7 +50,8 @@ typedef struct AbtLevelWriter
 {
 	Relation	index;
 	uint16		level;
-	Buffer		buf;			/* current page, exclusively locked */
+	Buffer		buf;			/* current page's buffer, pinned, not locked */
+	Page		page;			/* its contents, built in local memory */
 	uint64		weight;			/* of the current page */
 	IndexTuple	last;			/* last item added (leaf: its pivot is the high key) */
 	IndexTuple	last_hikey;		/* internal: high key of the last child */
@@ -58,7 +59,28 @@ typedef struct AbtLevelWriter
 	int			npages;
 	int			maxpages;
 	Size		limit;			/* stop filling when free space drops below */
+	uint32		partno;			/* pbtree: the partition the pages belong to */
+	bool		log_pages;		/* WAL-log each page when done (live index) */
 } AbtLevelWriter;
+
+/*
+ * Let go of a finished page.  A bulk build WAL-logs the whole index at the
+ * end; a pbtree seal or merge writes into a live index and logs each page
+ * as it is done (the partition becomes visible only later, through a
+ * logged directory change).
+ */
+static void
+abt_writer_release(AbtLevelWriter *w, Buffer buf, Page contents)
+{
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	START_CRIT_SECTION();
+	memcpy(BufferGetPage(buf), contents, BLCKSZ);
+	MarkBufferDirty(buf);
+	if (w->log_pages)
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buf);
+}
 
 typedef struct AbtBuildState
 {
@@ -69,14 +91,29 @@ typedef struct AbtBuildState
 	AbtSketchBuild *sketches;
 } AbtBuildState;
 
-static void
-abt_writer_start_page(AbtLevelWriter *w, BlockNumber prev)
+/*
+ * The writer fills pages in local memory and copies each into its buffer
+ * when it is done, so that it holds no buffer lock while it reads its input
+ * (which may be cancelled, or read other pages of the index).  Nobody else
+ * knows the pages before they are linked in, so the pin is enough.
+ */
+static Buffer
+abt_writer_alloc(AbtLevelWriter *w)
 {
-	Page		page;
+	Buffer		buf = abt_new_buffer(w->index);
 
-	w->buf = abt_new_buffer(w->index);
-	page = BufferGetPage(w->buf);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return buf;
+}
+
+static void
+abt_writer_init_page(AbtLevelWriter *w, BlockNumber prev)
+{
+	Page		page = w->page;
+
 	abt_init_page(page, w->level, w->level == 0 ? ABTP_LEAF : 0);
+	/* pbtree pages carry their partition number (src/pbtree/README) */
+	((PageHeader) page)->pd_prune_xid = w->partno;
 	AbtPageGetOpaque(page)->prev = prev;
 	w->weight = 0;
 	w->last = NULL;
@@ -84,7 +121,8 @@ abt_writer_start_page(AbtLevelWriter *w, BlockNumber prev)
 }
 
 static void
-abt_writer_init(AbtLevelWriter *w, Relation index, uint16 level, int fillfactor)
+abt_writer_init(AbtLevelWriter *w, Relation index, uint16 level, int fillfactor,
+				uint32 partno, bool log_pages)
 {
 	w->index = index;
 	w->level = level;
@@ -92,18 +130,26 @@ abt_writer_init(AbtLevelWriter *w, Relation index, uint16 level, int fillfactor)
 	w->maxpages = 64;
 	w->pages = palloc(sizeof(AbtChild) * w->maxpages);
 	w->limit = BLCKSZ * (100 - fillfactor) / 100;
-	abt_writer_start_page(w, InvalidBlockNumber);
+	w->partno = partno;
+	w->log_pages = log_pages;
+	w->page = (Page) palloc(BLCKSZ);	/* MAXALIGNed, enough for page code */
+	w->buf = abt_writer_alloc(w);
+	abt_writer_init_page(w, InvalidBlockNumber);
 }
 
 /*
  * Finish the current page.  If it is not the last of its level, it gets a
- * high key at offset 1 and a right-link to the page that comes next.
+ * high key at offset 1 and a right-link to the page that comes next, which
+ * is allocated here (usually the next block, but a live pbtree index may
+ * be extended by others meanwhile).
  */
 static void
 abt_writer_finish_page(AbtLevelWriter *w, bool last_of_level)
 {
-	Page		page = BufferGetPage(w->buf);
+	Page		page = w->page;
 	BlockNumber blkno = BufferGetBlockNumber(w->buf);
+	Buffer		done = w->buf;
+	Buffer		next = InvalidBuffer;
 	AbtChild   *child;
 	IndexTuple	hikey = NULL;
 
@@ -116,8 +162,6 @@ abt_writer_finish_page(AbtLevelWriter *w, bool last_of_level)
 		if (PageAddItem(page, (Item) hikey, IndexTupleSize(hikey), ABT_HIKEY,
 						false, false) == InvalidOffsetNumber)
 			elog(ERROR, "abtree build: no room for the high key");
-		/* the next page is the next block: levels are written one by one */
-		AbtPageGetOpaque(page)->next = blkno + 1;
 	}
 
 	if (w->npages == w->maxpages)
@@ -130,15 +174,18 @@ abt_writer_finish_page(AbtLevelWriter *w, bool last_of_level)
 	child->weight = w->weight;
 	child->hikey = hikey;
 
-	MarkBufferDirty(w->buf);
-	UnlockReleaseBuffer(w->buf);
-	w->buf = InvalidBuffer;
-
+	/* a level of one page is the top: the root */
+	if (last_of_level && w->npages == 1)
+		AbtPageGetOpaque(page)->flags |= ABTP_ROOT;
 	if (!last_of_level)
 	{
-		abt_writer_start_page(w, blkno);
-		Assert(BufferGetBlockNumber(w->buf) == blkno + 1);
+		next = abt_writer_alloc(w);
+		AbtPageGetOpaque(page)->next = BufferGetBlockNumber(next);
 	}
+	abt_writer_release(w, done, page);
+	w->buf = next;
+	if (!last_of_level)
+		abt_writer_init_page(w, blkno);
 }
 
 /*
@@ -148,7 +195,7 @@ abt_writer_finish_page(AbtLevelWriter *w, bool last_of_level)
 static bool
 abt_writer_fits(AbtLevelWriter *w, IndexTuple itup, Size reserve)
 {
-	Page		page = BufferGetPage(w->buf);
+	Page		page = w->page;
 	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData) + reserve;
 	Size		free = PageGetExactFreeSpace(page);
 
@@ -160,7 +207,7 @@ abt_writer_fits(AbtLevelWriter *w, IndexTuple itup, Size reserve)
 static void
 abt_writer_put(AbtLevelWriter *w, IndexTuple itup)
 {
-	if (PageAddItem(BufferGetPage(w->buf), (Item) itup, IndexTupleSize(itup),
+	if (PageAddItem(w->page, (Item) itup, IndexTupleSize(itup),
 					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "abtree build: item of %zu bytes does not fit on an empty page",
 			 (Size) IndexTupleSize(itup));
@@ -233,6 +280,21 @@ abt_build_callback(Relation index, ItemPointer tid, Datum *values,
 	bs->indtuples += 1;
 }
 
+/* Add the next leaf tuple, in key order; the writer keeps it. */
+static void
+abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted)
+{
+	/* its pivot, should it end the page, is at most this much larger */
+	if (!abt_writer_fits(w, leaf, MAXALIGN(IndexTupleSize(leaf)) +
+						 sizeof(AbtPivotAux) + sizeof(ItemIdData)))
+		abt_writer_finish_page(w, false);
+	abt_writer_put(w, leaf);
+	w->weight += abt_leaf_weight(leaf, weighted);
+	if (w->last)
+		pfree(w->last);
+	w->last = leaf;
+}
+
 /* Fill the leaf level from the sorted tuples. */
 static void
 abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
@@ -252,20 +314,11 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 		leaf = abt_form_leaf(index, info, slot->tts_values, slot->tts_isnull,
 							 (ItemPointer) DatumGetPointer(slot->tts_values[bs->natts]),
 							 FrozenTransactionId);
-		/* its pivot, should it end the page, is at most this much larger */
-		if (!abt_writer_fits(w, leaf, MAXALIGN(IndexTupleSize(leaf)) +
-							 sizeof(AbtPivotAux) + sizeof(ItemIdData)))
-			abt_writer_finish_page(w, false);
-		abt_writer_put(w, leaf);
-		w->weight += abt_leaf_weight(leaf, info->weighted);
-		if (w->last)
-			pfree(w->last);
-		w->last = leaf;
+		abt_writer_add_leaf(w, leaf, info->weighted);
 		if (++done % 10000 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
-	abt_writer_finish_page(w, true);
 }
 
 /*
@@ -292,7 +345,7 @@ abt_build_parent_level(Relation index, AbtLevelWriter *below, AbtLevelWriter *w)
 			if (!abt_writer_fits(w, downlink, reserve))
 				abt_writer_finish_page(w, false);
 		}
-		if (PageGetMaxOffsetNumber(BufferGetPage(w->buf)) == InvalidOffsetNumber)
+		if (PageGetMaxOffsetNumber(w->page) == InvalidOffsetNumber)
 			downlink = abt_make_nokey_pivot(child->blkno, child->weight);
 		abt_writer_put(w, downlink);
 		w->weight += child->weight;
@@ -302,13 +355,128 @@ abt_build_parent_level(Relation index, AbtLevelWriter *below, AbtLevelWriter *w)
 	abt_writer_finish_page(w, true);
 }
 
+/*
+ * The leaf level has all its tuples: finish it and build the levels above,
+ * until one page remains, the root.  *w describes the root's level after.
+ */
+static void
+abt_writer_finish_levels(AbtLevelWriter *w, int nonleaf_fillfactor)
+{
+	abt_writer_finish_page(w, true);
+	while (w->npages > 1)
+	{
+		AbtLevelWriter parent;
+
+		abt_writer_init(&parent, w->index, w->level + 1, nonleaf_fillfactor,
+						w->partno, w->log_pages);
+		abt_build_parent_level(w->index, w, &parent);
+		*w = parent;
+	}
+}
+
+/*
+ * A bottom-up writer of a whole tree from leaf tuples in key order, for
+ * pbtree's builds, seals and merges: pages are allocated as they fill,
+ * WAL-logged one by one if log_pages, and belong to partition partno.
+ */
+struct AbtTreeWriter
+{
+	AbtLevelWriter w;
+	bool		weighted;
+	int			nonleaf_fillfactor;
+};
+
+AbtTreeWriter *
+abt_tree_writer_begin(Relation index, int fillfactor, int nonleaf_fillfactor,
+					  uint32 partno, bool log_pages)
+{
+	AbtTreeWriter *tw = palloc0(sizeof(AbtTreeWriter));
+
+	abt_writer_init(&tw->w, index, 0, fillfactor, partno,
+					log_pages && RelationNeedsWAL(index));
+	tw->weighted = abt_index_info(index)->weighted;
+	tw->nonleaf_fillfactor = nonleaf_fillfactor;
+	return tw;
+}
+
+/* Add a leaf tuple (palloc'd; the writer keeps it). */
+void
+abt_tree_writer_add(AbtTreeWriter *tw, IndexTuple leaf)
+{
+	abt_writer_add_leaf(&tw->w, leaf, tw->weighted);
+}
+
+/* Finish the tree; returns the root's block and sets *level to its level. */
+BlockNumber
+abt_tree_writer_finish(AbtTreeWriter *tw, uint32 *level)
+{
+	BlockNumber root;
+
+	abt_writer_finish_levels(&tw->w, tw->nonleaf_fillfactor);
+	root = tw->w.pages[0].blkno;
+	*level = tw->w.level;
+	return root;
+}
+
+/*
+ * pbtree's bulk build: the heap's entries as leaf tuples in key order.
+ * abt_sorted_begin scans and sorts; abt_sorted_next returns the tuples one
+ * by one (palloc'd), NULL at the end.
+ */
+struct AbtSorted
+{
+	AbtBuildState bs;
+	AbtIndexInfo *info;
+	Relation	index;
+};
+
+AbtSorted *
+abt_sorted_begin(Relation heap, Relation index, IndexInfo *indexInfo,
+				 double *reltuples, double *indtuples)
+{
+	AbtSorted  *st = palloc0(sizeof(AbtSorted));
+
+	st->index = index;
+	st->info = abt_index_info(index);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_TABLESCAN);
+	abt_build_sort_begin(index, &st->bs);
+	*reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										abt_build_callback, &st->bs, NULL);
+	*indtuples = st->bs.indtuples;
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_SORT);
+	tuplesort_performsort(st->bs.sort);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_LOAD);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) st->bs.indtuples);
+	return st;
+}
+
+IndexTuple
+abt_sorted_next(AbtSorted *st)
+{
+	TupleTableSlot *slot = st->bs.slot;
+
+	if (!tuplesort_gettupleslot(st->bs.sort, true, false, slot, NULL))
+		return NULL;
+	slot_getallattrs(slot);
+	return abt_form_leaf(st->index, st->info, slot->tts_values, slot->tts_isnull,
+						 (ItemPointer) DatumGetPointer(slot->tts_values[st->bs.natts]),
+						 FrozenTransactionId);
+}
+
+void
+abt_sorted_end(AbtSorted *st)
+{
+	tuplesort_end(st->bs.sort);
+	ExecDropSingleTupleTableSlot(st->bs.slot);
+	pfree(st);
+}
+
 IndexBuildResult *
 abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	AbtIndexInfo *info;
 	AbtBuildState bs;
 	AbtLevelWriter writer;
-	AbtLevelWriter parent;
 	IndexBuildResult *result;
 	Buffer		metabuf;
 	Page		metapage;
@@ -340,27 +508,12 @@ abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
-	abt_writer_init(&writer, index, 0, info->fillfactor);
+	abt_writer_init(&writer, index, 0, info->fillfactor, 0, false);
 	abt_build_leaves(index, info, &bs, &writer);
 	tuplesort_end(bs.sort);
 	ExecDropSingleTupleTableSlot(bs.slot);
+	abt_writer_finish_levels(&writer, ABT_NONLEAF_FILLFACTOR);
 
-	while (writer.npages > 1)
-	{
-		abt_writer_init(&parent, index, writer.level + 1, ABT_NONLEAF_FILLFACTOR);
-		abt_build_parent_level(index, &writer, &parent);
-		writer = parent;
-	}
-
-	/* writer holds exactly one page: the root (a leaf for a small index) */
-	{
-		Buffer		rootbuf = ReadBuffer(index, writer.pages[0].blkno);
-
-		LockBuffer(rootbuf, BUFFER_LOCK_EXCLUSIVE);
-		AbtPageGetOpaque(BufferGetPage(rootbuf))->flags |= ABTP_ROOT;
-		MarkBufferDirty(rootbuf);
-		UnlockReleaseBuffer(rootbuf);
-	}
 	metabuf = ReadBuffer(index, ABT_METAPAGE);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	metapage = BufferGetPage(metabuf);

@@ -24,6 +24,7 @@ abt_key_init(Relation rel, AbtKey *key)
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	int			i;
 
+	key->meta = ABT_METAPAGE;
 	key->natts = 0;
 	key->nextkey = false;
 	key->has_tid = false;

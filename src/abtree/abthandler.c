@@ -90,8 +90,8 @@ abtbuildphasename(int64 phasenum)
  * Every opclass needs a comparison function (support 1) for its own type,
  * and all its operators must use strategies 1 to 5.
  */
-static bool
-abtvalidate(Oid opclassoid)
+bool
+abtvalidate_opclass(Oid opclassoid)
 {
 	HeapTuple	tup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
 	Form_pg_opclass opclass;
@@ -159,7 +159,7 @@ abtree_am_handler(PG_FUNCTION_ARGS)
 	amroutine->amoptions = abtoptions;
 	amroutine->amproperty = NULL;
 	amroutine->ambuildphasename = abtbuildphasename;
-	amroutine->amvalidate = abtvalidate;
+	amroutine->amvalidate = abtvalidate_opclass;
 	amroutine->amadjustmembers = NULL;
 	amroutine->ambeginscan = abtbeginscan;
 	amroutine->amrescan = abtrescan;

@@ -58,9 +58,9 @@ abt_release_range(AbtInsertState *ist, int from, int to)
 
 /* Create the root of an empty tree (the metapage says there is none). */
 static Buffer
-abt_create_first_root(Relation rel)
+abt_create_first_root(Relation rel, BlockNumber metablk)
 {
-	Buffer		metabuf = ReadBuffer(rel, ABT_METAPAGE);
+	Buffer		metabuf = ReadBuffer(rel, metablk);
 	AbtMetaPageData *meta;
 	Buffer		rootbuf;
 	Buffer		bufs[2];
@@ -76,6 +76,9 @@ abt_create_first_root(Relation rel)
 
 	START_CRIT_SECTION();
 	abt_init_page(BufferGetPage(rootbuf), 0, ABTP_LEAF | ABTP_ROOT);
+	/* pbtree pages carry their partition (src/pbtree/README) */
+	((PageHeader) BufferGetPage(rootbuf))->pd_prune_xid =
+		((PageHeader) BufferGetPage(metabuf))->pd_prune_xid;
 	meta->root = BufferGetBlockNumber(rootbuf);
 	meta->level = 0;
 	MarkBufferDirty(rootbuf);
@@ -282,8 +285,11 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	END_CRIT_SECTION();
 
 	/* both downlinks were recomputed: so are their versions (parent held) */
-	mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
-	mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+	if (!ist->info->partitioned)
+	{
+		mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+		mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+	}
 
 	if (BufferIsValid(sbuf))
 		UnlockReleaseBuffer(sbuf);
@@ -310,7 +316,7 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	Buffer		rbuf = abt_new_buffer(rel);
 	Buffer		nrbuf = abt_new_buffer(rel);
-	Buffer		metabuf = ReadBuffer(rel, ABT_METAPAGE);
+	Buffer		metabuf = ReadBuffer(rel, ist->key->meta);
 	Page		newroot = BufferGetPage(nrbuf);
 	PGAlignedBlock leftblock;
 	PGAlignedBlock rightblock;
@@ -348,6 +354,8 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	memcpy(page, left, BLCKSZ);
 	memcpy(BufferGetPage(rbuf), right, BLCKSZ);
 	abt_init_page(newroot, level + 1, ABTP_ROOT);
+	if (ist->info->partitioned)
+		((PageHeader) newroot)->pd_prune_xid = ((PageHeader) left)->pd_prune_xid;
 	abt_page_add(newroot, first, FirstOffsetNumber);
 	abt_page_add(newroot, second, OffsetNumberNext(FirstOffsetNumber));
 	meta->root = BufferGetBlockNumber(nrbuf);
@@ -362,8 +370,11 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 		abt_xlog_pages(ABT_PAGES_NEWROOT, bufs, 4);
 	END_CRIT_SECTION();
 
-	mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
-	mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+	if (!ist->info->partitioned)
+	{
+		mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+		mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+	}
 
 	UnlockReleaseBuffer(metabuf);
 	if (goright)
@@ -503,7 +514,7 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup)
 
 		if (!BufferIsValid(leaf))
 		{
-			leaf = abt_create_first_root(rel);
+			leaf = abt_create_first_root(rel, ist->key->meta);
 			if (BufferIsValid(leaf))
 				UnlockReleaseBuffer(leaf);
 			continue;
@@ -524,6 +535,23 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup)
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/*
+ * Put a leaf tuple into the tree key->meta names, splitting as needed, and
+ * nothing else: pbtree's insert (its entries are valid from the start and
+ * its downlink weights are not maintained).
+ */
+void
+abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
+{
+	AbtInsertState ist;
+
+	ist.rel = rel;
+	ist.info = abt_index_info(rel);
+	ist.key = key;
+	ist.depth = 0;
+	abt_place_entry(&ist, itup);
 }
 
 /*

@@ -79,7 +79,14 @@ abt_check_page(Relation rel, Buffer buf)
 void
 abt_read_meta(Relation rel, AbtMetaPageData *meta)
 {
-	Buffer		buf = ReadBuffer(rel, ABT_METAPAGE);
+	abt_read_meta_at(rel, ABT_METAPAGE, meta);
+}
+
+/* The metapage of the tree whose metapage is blkno (pbtree: a partition) */
+void
+abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta)
+{
+	Buffer		buf = ReadBuffer(rel, blkno);
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	abt_check_page(rel, buf);
@@ -99,12 +106,15 @@ abt_read_meta(Relation rel, AbtMetaPageData *meta)
 }
 
 /*
- * A new page at the end of the index, returned exclusively locked.  Pages
- * are never deleted, so there is no free space map to consult.
+ * A new page at the end of the index, returned exclusively locked.  abtree
+ * never deletes pages, so there is no free space map to consult; pbtree
+ * frees whole partitions and reuses their pages (pbt_new_buffer).
  */
 Buffer
 abt_new_buffer(Relation rel)
 {
+	if (abt_index_info(rel)->partitioned)
+		return pbt_new_buffer(rel);
 	return abt_new_buffer_fork(rel, MAIN_FORKNUM);
 }
 
@@ -236,6 +246,7 @@ abt_index_info(Relation rel)
 	info->nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	info->cached_root = InvalidBlockNumber;
 	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
+	info->partitioned = pbt_is_pbtree(rel);
 	if (opts && opts->weight_column != 0)
 		abt_resolve_weight_column(rel, info,
 								  (char *) opts + opts->weight_column);

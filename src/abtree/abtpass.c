@@ -122,7 +122,7 @@ abt_pass_lock_root(AbtPass *pass)
 {
 	for (;;)
 	{
-		Buffer		buf = abt_get_root(pass->rel, pass->mode);
+		Buffer		buf = abt_get_root(pass->rel, ABT_METAPAGE, pass->mode);
 		AbtPageOpaque opaque;
 
 		if (!BufferIsValid(buf))

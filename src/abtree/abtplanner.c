@@ -103,7 +103,7 @@ static bool
 abt_key_at_rank(Relation rel, uint64 r, Datum *value, bool *isnull)
 {
 	bool		weighted = abt_index_info(rel)->weighted;
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 
 	while (BufferIsValid(buf))
 	{

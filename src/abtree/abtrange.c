@@ -59,7 +59,7 @@ abt_weight_before(Page page, OffsetNumber end, bool weighted, MvsReader *rd)
 static uint64
 abt_root_weight(Relation rel, MvsReader *rd)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	uint64		total;
 
 	if (!BufferIsValid(buf))
@@ -74,7 +74,7 @@ static uint64
 abt_prefix_weight(Relation rel, AbtKey *key, MvsReader *rd)
 {
 	bool		weighted = abt_index_info(rel)->weighted;
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	uint64		prefix = 0;
 
 	if (!BufferIsValid(buf))

@@ -175,6 +175,8 @@ typedef struct AbtKeyAttr
 
 typedef struct AbtKey
 {
+	BlockNumber meta;			/* the tree's metapage: ABT_METAPAGE, or a
+								 * pbtree partition's head page */
 	int			natts;
 	bool		nextkey;
 	bool		has_tid;
@@ -194,6 +196,7 @@ typedef struct AbtIndexInfo
 	BlockNumber cached_root;	/* last root seen; checked before use */
 	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
+	bool		partitioned;	/* a pbtree index (src/pbtree/README) */
 	/* sketches: read from the metapage on first use (abt_sketch_info) */
 	bool		sketch_loaded;
 	uint16		sketch_mask;
@@ -216,6 +219,7 @@ extern uint64 abt_page_weight(Page page, bool weighted);
 extern bool abt_pivot_key_equal(IndexTuple a, IndexTuple b);
 extern void abt_check_page(Relation rel, Buffer buf);
 extern void abt_read_meta(Relation rel, AbtMetaPageData *meta);
+extern void abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta);
 extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);
 
 /* abtcompare.c */
@@ -264,18 +268,30 @@ extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *
 extern void abt_debug_pause(int child_level);
 
 /* abtsearch (abtscan.c): reader descent */
-extern Buffer abt_get_root(Relation rel, int access);
+extern Buffer abt_get_root(Relation rel, BlockNumber meta, int access);
 extern Buffer abt_descend_to_leaf(Relation rel, AbtKey *key);
 extern Buffer abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno);
 
 /* abtbuild.c */
 extern IndexBuildResult *abtbuild(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void abtbuildempty(Relation index);
+typedef struct AbtTreeWriter AbtTreeWriter;
+extern AbtTreeWriter *abt_tree_writer_begin(Relation index, int fillfactor,
+											int nonleaf_fillfactor, uint32 partno,
+											bool log_pages);
+extern void abt_tree_writer_add(AbtTreeWriter *tw, IndexTuple leaf);
+extern BlockNumber abt_tree_writer_finish(AbtTreeWriter *tw, uint32 *level);
+typedef struct AbtSorted AbtSorted;
+extern AbtSorted *abt_sorted_begin(Relation heap, Relation index, IndexInfo *indexInfo,
+								   double *reltuples, double *indtuples);
+extern IndexTuple abt_sorted_next(AbtSorted *st);
+extern void abt_sorted_end(AbtSorted *st);
 
 /* abtinsert.c */
 extern bool abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 					  Relation heapRel, IndexUniqueCheck checkUnique,
 					  bool indexUnchanged, IndexInfo *indexInfo);
+extern void abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup);
 
 /* abtscan.c */
 extern IndexScanDesc abtbeginscan(Relation rel, int nkeys, int norderbys);
@@ -284,6 +300,7 @@ extern void abtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern bool abtgettuple(IndexScanDesc scan, ScanDirection dir);
 extern int64 abtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void abtendscan(IndexScanDesc scan);
+extern void abt_scan_set_tree(IndexScanDesc scan, BlockNumber meta);
 
 /* abtvacuum.c */
 extern IndexBulkDeleteResult *abtbulkdelete(IndexVacuumInfo *info,
@@ -308,6 +325,8 @@ extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
 extern uint64 abt_total_weight(Relation rel);
 extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
+extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname,
+								  AclMode mode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 
@@ -338,6 +357,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define ABT_PAGES_SPLIT			1
 #define ABT_PAGES_NEWROOT		2
 #define ABT_PAGES_FIRSTROOT		3
+#define ABT_PAGES_PBT_DIRECTORY	4	/* pbtree: a partition directory change */
 
 extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
 extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
@@ -454,5 +474,15 @@ extern Buffer abt_new_buffer_fork(Relation rel, ForkNumber fork);
 /* abtpage.c: leaf validity */
 extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);
 extern void abt_leaf_update_invalid_flag(Page page);
+
+/* abtverify.c: a pbtree partition's tree */
+typedef void (*AbtVerifyLeafCallback) (void *arg, IndexTuple itup);
+extern void abt_verify_partition(Relation rel, BlockNumber head, uint32 partno, bool exact,
+								 AbtVerifyLeafCallback cb, void *arg);
+
+/* src/pbtree: the pieces the abtree engine calls for pbtree indexes */
+extern bool pbt_is_pbtree(Relation rel);
+extern bool abtvalidate_opclass(Oid opclassoid);
+extern Buffer pbt_new_buffer(Relation rel);
 
 #endif							/* ABTREE_H */

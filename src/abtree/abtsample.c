@@ -219,7 +219,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	/* the true root: a draw must start from the whole tree's weight */
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	Page		page;
 	double		r;
 	IndexTuple	expected_hikey = NULL;
@@ -296,7 +296,7 @@ abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
 {
 	for (;;)
 	{
-		Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+		Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 		IndexTuple	expected_hikey = NULL;
 		double		total;
 
@@ -326,6 +326,16 @@ PG_FUNCTION_INFO_V1(abtree_sample_tids);
 Relation
 abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 {
+	return abt_open_am_index(indexoid, lockmode, "abtree", ACL_SELECT);
+}
+
+/*
+ * Open an index, checking that its access method is amname and that we have
+ * privilege mode on its table.
+ */
+Relation
+abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode mode)
+{
 	Relation	rel;
 	Oid			heapoid;
 	AclResult	aclresult;
@@ -337,13 +347,13 @@ abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_rel->relam != get_index_am_oid("abtree", false))
+		rel->rd_rel->relam != get_index_am_oid(amname, false))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an abtree index", RelationGetRelationName(rel)),
-				 errhint("Create one with CREATE INDEX ... USING abtree (...).")));
+				 errmsg("\"%s\" is not an %s index", RelationGetRelationName(rel), amname),
+				 errhint("Create one with CREATE INDEX ... USING %s (...).", amname)));
 	heapoid = IndexGetRelation(indexoid, false);
-	aclresult = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
+	aclresult = pg_class_aclcheck(heapoid, GetUserId(), mode);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapoid));
 	return rel;
@@ -517,7 +527,7 @@ abtree_sample_tids_range(PG_FUNCTION_ARGS)
 uint64
 abt_total_weight(Relation rel)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	uint64		total;
 
 	if (!BufferIsValid(buf))

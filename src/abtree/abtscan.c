@@ -47,6 +47,7 @@ typedef struct AbtScanOpaqueData
 	AbtScanItem items[MaxIndexTuplesPerPage];
 	char	   *workspace;		/* copies of the items, for index-only scans */
 	Size		workused;
+	BlockNumber meta;			/* the tree: ABT_METAPAGE or a pbtree partition */
 } AbtScanOpaqueData;
 
 typedef AbtScanOpaqueData *AbtScanOpaque;
@@ -61,25 +62,29 @@ typedef AbtScanOpaqueData *AbtScanOpaque;
  * never deleted, so the cached block is always one of ours.
  */
 Buffer
-abt_get_root(Relation rel, int access)
+abt_get_root(Relation rel, BlockNumber metablk, int access)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
 	bool		refreshed = false;
+	BlockNumber root = metablk == ABT_METAPAGE ? info->cached_root : InvalidBlockNumber;
 
 	for (;;)
 	{
 		Buffer		buf;
 
-		if (info->cached_root == InvalidBlockNumber || refreshed)
+		if (root == InvalidBlockNumber || refreshed)
 		{
 			AbtMetaPageData meta;
 
-			abt_read_meta(rel, &meta);
-			info->cached_root = meta.root;
-			if (meta.root == InvalidBlockNumber)
+			/* pbtree partitions (metablk > 0) are not cached */
+			abt_read_meta_at(rel, metablk, &meta);
+			root = meta.root;
+			if (metablk == ABT_METAPAGE)
+				info->cached_root = root;
+			if (root == InvalidBlockNumber)
 				return InvalidBuffer;
 		}
-		buf = ReadBuffer(rel, info->cached_root);
+		buf = ReadBuffer(rel, root);
 		LockBuffer(buf, access);
 		abt_check_page(rel, buf);
 		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
@@ -106,7 +111,7 @@ abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno)
 Buffer
 abt_descend_to_leaf(Relation rel, AbtKey *key)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, key->meta, BUFFER_LOCK_SHARE);
 
 	if (!BufferIsValid(buf))
 		return buf;
@@ -463,6 +468,7 @@ abt_first(IndexScanDesc scan, ScanDirection dir)
 	OffsetNumber off;
 
 	abt_start_key(scan, dir, key);
+	key->meta = so->meta;
 	buf = abt_descend_to_leaf(rel, key);
 	if (!BufferIsValid(buf))
 	{
@@ -496,8 +502,16 @@ abtbeginscan(Relation rel, int nkeys, int norderbys)
 	so = palloc0(sizeof(AbtScanOpaqueData));
 	so->buf = InvalidBuffer;
 	so->workspace = palloc(BLCKSZ);
+	so->meta = ABT_METAPAGE;
 	scan->opaque = so;
 	return scan;
+}
+
+/* Make scan read the tree whose metapage is meta (pbtree's partitions). */
+void
+abt_scan_set_tree(IndexScanDesc scan, BlockNumber meta)
+{
+	((AbtScanOpaque) scan->opaque)->meta = meta;
 }
 
 void
@@ -535,7 +549,9 @@ abtgettuple(IndexScanDesc scan, ScanDirection dir)
 	if (!so->started)
 	{
 		so->started = true;
-		pgstat_count_index_scan(scan->indexRelation);
+		/* a pbtree partition's scan: the pbtree scan counts itself */
+		if (so->meta == ABT_METAPAGE)
+			pgstat_count_index_scan(scan->indexRelation);
 		if (!abt_first(scan, dir))
 			return false;
 	}

@@ -437,7 +437,8 @@ abt_sketch_max_rdatas(Relation rel)
 int
 abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
 {
-	for (int i = 0; i < op->ncols; i++)
+	/* NULL: no sketches (pbtree) */
+	for (int i = 0; op != NULL && i < op->ncols; i++)
 	{
 		AbtSketchCol *c = &op->cols[i];
 		uint8	   *hdr = c->view.hdr;
@@ -475,7 +476,7 @@ abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
 void
 abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn)
 {
-	for (int i = 0; i < op->ncols; i++)
+	for (int i = 0; op != NULL && i < op->ncols; i++)
 	{
 		AbtSketchCol *c = &op->cols[i];
 

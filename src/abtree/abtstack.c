@@ -43,7 +43,7 @@ abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf)
 Buffer
 abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 {
-	Buffer		buf = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	Buffer		buf = abt_get_root(rel, key->meta, BUFFER_LOCK_SHARE);
 
 	stack->depth = 0;
 	if (!BufferIsValid(buf))

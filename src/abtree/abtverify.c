@@ -58,9 +58,15 @@ typedef struct AbtVerifyState
 	uint64		leaf_weight;
 	/* exact mode: sketches of the valid leaf entries, to compare (S1) */
 	uint8	   *fresh[ABT_SKETCH_MAX_COLS];
+	/* pbtree partitions: no weights; pages carry partno; entries to cb */
+	bool		weights;
+	uint32		partno;
+	AbtVerifyLeafCallback leaf_cb;
+	void	   *leaf_arg;
 } AbtVerifyState;
 
 static void abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup);
+static void abt_verify_levels(AbtVerifyState *vs, AbtMetaPageData *meta);
 
 #define abt_corrupt(rel, ...) \
 	ereport(ERROR, \
@@ -150,6 +156,9 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 	uint64		weight = abt_page_weight(page, vs->info->weighted);
 	OffsetNumber off;
 
+	if (vs->partno != 0 && ((PageHeader) page)->pd_prune_xid != vs->partno)
+		abt_corrupt(rel, "Block %u belongs to partition %u, not %u.", blkno,
+					((PageHeader) page)->pd_prune_xid, vs->partno);
 	if (opaque->level != level)
 		abt_corrupt(rel, "Block %u has level %u, expected %u.", blkno, opaque->level, level);
 	if (AbtPageIsLeaf(opaque) != (level == 0))
@@ -167,7 +176,7 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 		if (c && c->blkno == blkno)
 		{
 			/* an overcount at rest is W2 failing, repairable; less is W1 */
-			if (vs->exact && c->weight > weight)
+			if (vs->exact && vs->weights && c->weight > weight)
 				ereport(ERROR,
 						(errcode(ERRCODE_INDEX_CORRUPTED),
 						 errmsg("abtree index \"%s\" has inexact weights",
@@ -175,7 +184,7 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 						 errdetail("Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
 								   blkno, c->weight, weight),
 						 errhint("An insert that failed half way or a crash leaves weights that overcount; VACUUM the table to make them exact again.")));
-			if (vs->exact && c->weight < weight)
+			if (vs->exact && vs->weights && c->weight < weight)
 				abt_corrupt(rel, "Downlink to block %u has weight " UINT64_FORMAT ", the block has " UINT64_FORMAT ".",
 							blkno, c->weight, weight);
 			/* a keyed downlink carries the left sibling's high key (K3) */
@@ -193,7 +202,9 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
-		if (AbtPageIsLeaf(opaque))
+		if (AbtPageIsLeaf(opaque) && vs->leaf_cb)
+			vs->leaf_cb(vs->leaf_arg, itup);
+		else if (AbtPageIsLeaf(opaque))
 		{
 			abt_verify_add_tid(vs, &itup->t_tid);
 			if (vs->exact && TransactionIdIsValid(abt_leaf_xmin(itup)))
@@ -282,7 +293,7 @@ abt_verify_level(AbtVerifyState *vs, BlockNumber leftmost, uint16 level)
 
 		abt_verify_page(vs, page, blkno, index++, level, prev, prev_hikey);
 		opaque = AbtPageGetOpaque(page);
-		if (!vs->exact && !AbtPageIsLeaf(opaque))
+		if (!vs->exact && vs->weights && !AbtPageIsLeaf(opaque))
 			abt_verify_coupled_weights(vs, blkno, page);
 		prev_hikey = AbtPageIsRightmost(opaque) ? NULL :
 			CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
@@ -353,6 +364,49 @@ abt_verify_sketches(AbtVerifyState *vs)
 	}
 }
 
+/* Every level of the tree meta describes, root first. */
+static void
+abt_verify_levels(AbtVerifyState *vs, AbtMetaPageData *meta)
+{
+	BlockNumber leftmost = meta->root;
+
+	if (meta->root == InvalidBlockNumber)
+		return;
+	for (int level = meta->level; level >= 0; level--)
+	{
+		vs->ntids = 0;
+		leftmost = abt_verify_level(vs, leftmost, level);
+		vs->expect = vs->next;
+		vs->nexpect = vs->nnext;
+		if (level > 0 && leftmost == InvalidBlockNumber)
+			abt_corrupt(vs->rel, "Level %d has no downlinks.", level);
+	}
+}
+
+/*
+ * Check the tree of a pbtree partition (head: its metapage): structure and
+ * order as for abtree, no weights; every page must belong to partno, and
+ * every leaf entry goes to cb.
+ */
+void
+abt_verify_partition(Relation rel, BlockNumber head, uint32 partno, bool exact,
+					 AbtVerifyLeafCallback cb, void *arg)
+{
+	AbtVerifyState vs;
+	AbtMetaPageData meta;
+
+	memset(&vs, 0, sizeof(vs));
+	vs.rel = rel;
+	vs.info = abt_index_info(rel);
+	vs.exact = exact;
+	vs.weights = false;
+	vs.partno = partno;
+	vs.leaf_cb = cb;
+	vs.leaf_arg = arg;
+	abt_read_meta_at(rel, head, &meta);
+	abt_verify_levels(&vs, &meta);
+}
+
 PG_FUNCTION_INFO_V1(abtree_verify);
 
 Datum
@@ -360,9 +414,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 {
 	AbtVerifyState vs;
 	AbtMetaPageData meta;
-	BlockNumber leftmost;
 	bool		heapallindexed;
-	int			level;
 	LOCKMODE	lockmode;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -371,6 +423,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 				 errmsg("abtree_verify: arguments must not be null")));
 	heapallindexed = PG_GETARG_BOOL(1);
 	memset(&vs, 0, sizeof(vs));
+	vs.weights = true;
 	vs.exact = PG_GETARG_BOOL(2);
 	if (heapallindexed && !vs.exact)
 		ereport(ERROR,
@@ -395,19 +448,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 	}
 
 	abt_read_meta(vs.rel, &meta);
-	if (meta.root != InvalidBlockNumber)
-	{
-		leftmost = meta.root;
-		for (level = meta.level; level >= 0; level--)
-		{
-			vs.ntids = 0;
-			leftmost = abt_verify_level(&vs, leftmost, level);
-			vs.expect = vs.next;
-			vs.nexpect = vs.nnext;
-			if (level > 0 && leftmost == InvalidBlockNumber)
-				abt_corrupt(vs.rel, "Level %d has no downlinks.", level);
-		}
-	}
+	abt_verify_levels(&vs, &meta);
 
 	if (vs.exact && meta.root != InvalidBlockNumber)
 	{

@@ -67,6 +67,8 @@ abt_pages_reason(uint8 reason)
 			return "new root";
 		case ABT_PAGES_FIRSTROOT:
 			return "first root";
+		case ABT_PAGES_PBT_DIRECTORY:
+			return "pbtree directory";
 	}
 	return "?";
 }

@@ -212,7 +212,7 @@ abtree_mvstore_check(PG_FUNCTION_ARGS)
 			mvs_check_internal(rel, &rd, blk, copy.data, &c);
 	}
 
-	root = abt_get_root(rel, BUFFER_LOCK_SHARE);
+	root = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	if (BufferIsValid(root))
 	{
 		total = mvs_check_page_sum(&rd, BufferGetPage(root), abt_index_info(rel)->weighted);

@@ -1,0 +1,145 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbtinsert.c
+ *	  Inserts into a pbtree: always into the mutable partition.
+ *
+ * An insert holds the index's insert lock in share mode (a heavyweight lock
+ * on a block number no page uses) from reading the directory until its entry
+ * is in the tree, so a seal, which takes the lock exclusively to close the
+ * mutable partition, never closes it under an insert in flight (README,
+ * "Sealing").  The entry goes in through the abtree engine's B-link insert
+ * (splits and all) into the partition's tree, valid from the start: pbtree
+ * keeps no weights.
+ *
+ * Every PBT_CHECK_EVERY inserts a backend measures the mutable partition
+ * and asks the shared budget whether it is time to seal it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbtree.h"
+
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+#define PBT_CHECK_EVERY		64
+
+/* The leftmost page on level `level` of a partition's tree, or Invalid. */
+static BlockNumber
+pbt_leftmost(Relation rel, BlockNumber head, uint32 level)
+{
+	Buffer		buf = abt_get_root(rel, head, BUFFER_LOCK_SHARE);
+
+	if (!BufferIsValid(buf))
+		return InvalidBlockNumber;
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		IndexTuple	first;
+		BlockNumber blkno;
+
+		if (opaque->level <= level)
+		{
+			blkno = BufferGetBlockNumber(buf);
+			UnlockReleaseBuffer(buf);
+			return blkno;
+		}
+		first = (IndexTuple) PageGetItem(page, PageGetItemId(page, AbtFirstDataOffset(opaque)));
+		buf = abt_relandgetbuf(rel, buf, AbtDownlinkGetChild(first));
+	}
+}
+
+BlockNumber
+pbt_leftmost_leaf(Relation rel, BlockNumber head)
+{
+	return pbt_leftmost(rel, head, 0);
+}
+
+/*
+ * Leaves of a partition's tree: the downlinks on level 1 (a few pages even
+ * for a partition of thousands of leaves), or 1 for a one-page tree.
+ */
+uint64
+pbt_tree_leaves(Relation rel, BlockNumber head)
+{
+	BlockNumber blkno = pbt_leftmost(rel, head, 1);
+	uint64		n = 0;
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(rel, blkno);
+		Page		page;
+		AbtPageOpaque opaque;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		opaque = AbtPageGetOpaque(page);
+		if (AbtPageIsLeaf(opaque))
+			n = 1;
+		else
+			n += PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
+		blkno = AbtPageIsLeaf(opaque) ? InvalidBlockNumber : opaque->next;
+		UnlockReleaseBuffer(buf);
+	}
+	return n;
+}
+
+/* Entries of a partition's tree: the items on its leaves */
+uint64
+pbt_count_entries(Relation rel, BlockNumber head)
+{
+	BlockNumber blkno = pbt_leftmost_leaf(rel, head);
+	uint64		n = 0;
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(rel, blkno);
+		Page		page;
+		AbtPageOpaque opaque;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		opaque = AbtPageGetOpaque(page);
+		n += PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
+		blkno = opaque->next;
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
+bool
+pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		  Relation heapRel, IndexUniqueCheck checkUnique,
+		  bool indexUnchanged, IndexInfo *indexInfo)
+{
+	static uint32 ninserts = 0;
+	AbtIndexInfo *info;
+	PbtDirectory *dir;
+	BlockNumber head;
+	IndexTuple	itup;
+	AbtKey		key;
+
+	abt_require_preload();
+	info = abt_index_info(rel);
+	itup = abt_form_leaf(rel, info, values, isnull, ht_ctid, FrozenTransactionId);
+	abt_key_from_tuple(rel, &key, itup, false);
+	dir = palloc(sizeof(PbtDirectory));
+
+	LockPage(rel, PBT_LOCK_INSERT, ShareLock);
+	pbt_read_directory(rel, dir);
+	head = pbt_mutable(dir)->head;
+	key.meta = head;
+	abt_insert_entry(rel, &key, itup);
+	UnlockPage(rel, PBT_LOCK_INSERT, ShareLock);
+
+	if (++ninserts % PBT_CHECK_EVERY == 0 &&
+		pbt_budget_exceeded(rel, pbt_tree_leaves(rel, head)))
+		(void) pbt_seal(rel, false);
+	pfree(dir);
+	pfree(itup);
+	return false;
+}

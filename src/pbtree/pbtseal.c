@@ -1,0 +1,525 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbtseal.c
+ *	  Sealing, compacting, merging and freeing pbtree partitions.
+ *
+ * Seal (paper 001, Algorithm 1, EVICT): under the insert lock in exclusive
+ * mode, the mutable partition becomes CLOSED and a new, empty MUTABLE
+ * partition takes the inserts: one directory record.  Then, under the
+ * reorganisation lock, the closed partition is compacted: its leaves are
+ * read in key order and written, full, on pages allocated in one run (a
+ * sequential write), with its filters after them; one directory record
+ * makes the copy SEALED and the original DROPPED.
+ *
+ * Merge: the same writer over several sealed partitions at once (a k-way
+ * merge of their leaf levels), replacing them by one.
+ *
+ * A partition being written is in the directory as BUILDING from before
+ * its first page is written, so a crash leaves an entry that says which
+ * pages are orphans; whoever takes the reorganisation lock next drops it.
+ * DROPPED partitions are freed once no snapshot that could have read the
+ * directory before they were dropped remains (README, "Freeing").
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbtree.h"
+
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+int			pbt_merge_threshold = 8;
+
+/* Keep pd_lower past the last entry, so that page images include them. */
+static void
+pbt_meta_set_lower(Page page)
+{
+	PbtMetaPageData *meta = PbtPageGetMeta(page);
+
+	((PageHeader) page)->pd_lower =
+		(char *) &meta->parts[meta->npartitions] - (char *) page;
+}
+
+static PbtPartition *
+pbt_meta_find(PbtMetaPageData *meta, uint32 partno)
+{
+	for (uint32 i = 0; i < meta->npartitions; i++)
+		if (meta->parts[i].partno == partno)
+			return &meta->parts[i];
+	return NULL;
+}
+
+static void
+pbt_meta_drop(PbtPartition *p)
+{
+	p->state = PBT_DROPPED;
+	p->safexid = ReadNextFullTransactionId();
+}
+
+/* ---- sealing ---- */
+
+/*
+ * Close the mutable partition and open a new one.  With wait = false, give
+ * up if inserts are in flight.  Returns whether it sealed.
+ */
+bool
+pbt_seal(Relation rel, bool wait)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+	uint32		partno;
+	Buffer		headbuf;
+	Buffer		metabuf;
+	PbtMetaPageData *meta;
+	PbtPartition *mut;
+	PbtPartition *fresh;
+
+	pbt_read_directory(rel, dir);
+	partno = pbt_mutable(dir)->partno;
+	pfree(dir);
+	headbuf = pbt_new_buffer(rel);
+	if (wait)
+		LockPage(rel, PBT_LOCK_INSERT, ExclusiveLock);
+	else if (!ConditionalLockPage(rel, PBT_LOCK_INSERT, ExclusiveLock))
+	{
+		RecordFreeIndexPage(rel, BufferGetBlockNumber(headbuf));
+		UnlockReleaseBuffer(headbuf);
+		return false;
+	}
+	metabuf = pbt_lock_meta(rel);
+	meta = PbtPageGetMeta(BufferGetPage(metabuf));
+	mut = pbt_meta_find(meta, partno);
+	if (mut == NULL || mut->state != PBT_MUTABLE ||
+		meta->npartitions >= PBT_MAX_PARTITIONS)
+	{
+		bool		full = meta->npartitions >= PBT_MAX_PARTITIONS;
+
+		UnlockReleaseBuffer(metabuf);
+		UnlockPage(rel, PBT_LOCK_INSERT, ExclusiveLock);
+		RecordFreeIndexPage(rel, BufferGetBlockNumber(headbuf));
+		UnlockReleaseBuffer(headbuf);
+		if (full)
+		{
+			ereport(WARNING,
+					(errmsg("pbtree index \"%s\" has %d partitions and cannot seal its mutable one",
+							RelationGetRelationName(rel), PBT_MAX_PARTITIONS),
+					 errhint("Merge them with pbtree_merge('%s').", RelationGetRelationName(rel))));
+			pbt_request_merge(rel);
+		}
+		return false;
+	}
+
+	START_CRIT_SECTION();
+	fresh = &meta->parts[meta->npartitions++];
+	memset(fresh, 0, sizeof(PbtPartition));
+	fresh->partno = meta->next_partno++;
+	fresh->state = PBT_MUTABLE;
+	fresh->head = pbt_create_tree(rel, fresh->partno, InvalidBlockNumber, 0, &headbuf);
+	fresh->filter_start = InvalidBlockNumber;
+	fresh->created = GetCurrentTimestamp();
+	mut->state = PBT_CLOSED;
+	meta->nseals++;
+	pbt_meta_set_lower(BufferGetPage(metabuf));
+	MarkBufferDirty(metabuf);
+	MarkBufferDirty(headbuf);
+	pbt_log_meta(rel, metabuf, &headbuf, 1);
+	END_CRIT_SECTION();
+
+	UnlockReleaseBuffer(headbuf);
+	UnlockReleaseBuffer(metabuf);
+	UnlockPage(rel, PBT_LOCK_INSERT, ExclusiveLock);
+	pbt_budget_forget(rel);
+
+	pbt_compact_closed(rel);
+	return true;
+}
+
+/* ---- reading partitions in key order ---- */
+
+/* One input partition's leaf level, a page at a time */
+typedef struct PbtLeafCursor
+{
+	BlockNumber next;			/* next leaf to read */
+	MemoryContext cxt;			/* the current page's tuples */
+	IndexTuple	items[MaxIndexTuplesPerPage];
+	int			n;
+	int			pos;
+} PbtLeafCursor;
+
+static bool
+pbt_cursor_fill(Relation rel, PbtLeafCursor *c)
+{
+	while (c->pos >= c->n)
+	{
+		Buffer		buf;
+		Page		page;
+		AbtPageOpaque opaque;
+		MemoryContext old;
+
+		if (c->next == InvalidBlockNumber)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, c->next);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		opaque = AbtPageGetOpaque(page);
+		MemoryContextReset(c->cxt);
+		old = MemoryContextSwitchTo(c->cxt);
+		c->n = 0;
+		c->pos = 0;
+		for (OffsetNumber off = AbtFirstDataOffset(opaque);
+			 off <= PageGetMaxOffsetNumber(page); off++)
+			c->items[c->n++] = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
+		MemoryContextSwitchTo(old);
+		c->next = opaque->next;
+		UnlockReleaseBuffer(buf);
+	}
+	return true;
+}
+
+/* Add a BUILDING partition to the directory: its head page, no tree yet. */
+static uint32
+pbt_begin_building(Relation rel, Buffer *headbuf)
+{
+	Buffer		metabuf;
+	PbtMetaPageData *meta;
+	PbtPartition *p;
+	uint32		partno;
+
+	*headbuf = pbt_new_buffer(rel);
+	metabuf = pbt_lock_meta(rel);
+	meta = PbtPageGetMeta(BufferGetPage(metabuf));
+	if (meta->npartitions >= PBT_MAX_PARTITIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pbtree index \"%s\" has too many partitions to build another",
+						RelationGetRelationName(rel)),
+				 errhint("VACUUM the index's table to free dropped partitions.")));
+
+	START_CRIT_SECTION();
+	p = &meta->parts[meta->npartitions++];
+	memset(p, 0, sizeof(PbtPartition));
+	p->partno = partno = meta->next_partno++;
+	p->state = PBT_BUILDING;
+	p->head = pbt_create_tree(rel, partno, InvalidBlockNumber, 0, headbuf);
+	p->filter_start = InvalidBlockNumber;
+	p->created = GetCurrentTimestamp();
+	pbt_meta_set_lower(BufferGetPage(metabuf));
+	MarkBufferDirty(metabuf);
+	MarkBufferDirty(*headbuf);
+	pbt_log_meta(rel, metabuf, headbuf, 1);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(metabuf);
+	/* keep the pin only: nobody else knows the head page yet */
+	LockBuffer(*headbuf, BUFFER_LOCK_UNLOCK);
+	return partno;
+}
+
+/*
+ * Finish a BUILDING partition: its tree and filters are written; make it
+ * SEALED (or DROPPED if empty) and drop the inputs, in one record.
+ */
+static void
+pbt_finish_building(Relation rel, Buffer headbuf, PbtPartition *out,
+					BlockNumber root, uint32 level,
+					uint32 *inputs, int ninputs, bool merge)
+{
+	Buffer		metabuf;
+	PbtMetaPageData *meta;
+	PbtPartition *p;
+	AbtMetaPageData *tree = AbtPageGetMeta(BufferGetPage(headbuf));
+
+	/* lock order: the head page (a tree's metapage) before the directory */
+	LockBuffer(headbuf, BUFFER_LOCK_EXCLUSIVE);
+	metabuf = pbt_lock_meta(rel);
+	meta = PbtPageGetMeta(BufferGetPage(metabuf));
+	p = pbt_meta_find(meta, out->partno);
+	if (p == NULL || p->state != PBT_BUILDING)
+		elog(ERROR, "pbtree: partition %u is not being built", out->partno);
+	START_CRIT_SECTION();
+	tree->root = root;
+	tree->level = level;
+	out->head = p->head;
+	out->safexid = InvalidFullTransactionId;
+	out->state = PBT_SEALED;
+	out->created = p->created;
+	*p = *out;
+	if (out->ntuples == 0)
+		pbt_meta_drop(p);
+	for (int i = 0; i < ninputs; i++)
+	{
+		PbtPartition *in = pbt_meta_find(meta, inputs[i]);
+
+		if (in)
+			pbt_meta_drop(in);
+	}
+	if (merge)
+		meta->nmerges++;
+	MarkBufferDirty(metabuf);
+	MarkBufferDirty(headbuf);
+	pbt_log_meta(rel, metabuf, &headbuf, 1);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * Write the partitions inputs (immutable: CLOSED or SEALED, with the
+ * reorganisation lock held) as one new sealed partition, and drop them.
+ */
+static void
+pbt_rewrite(Relation rel, uint32 *inputs, int ninputs, bool merge)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+	PbtLeafCursor *cur = palloc0(sizeof(PbtLeafCursor) * ninputs);
+	uint64		expect = 0;
+	Buffer		headbuf;
+	AbtTreeWriter *tw;
+	PbtFilterBuild *fb;
+	PbtPartition out;
+	uint32		level;
+	BlockNumber root;
+
+	pbt_read_directory(rel, dir);
+	for (int i = 0; i < ninputs; i++)
+	{
+		for (int j = 0; j < dir->n; j++)
+			if (dir->parts[j].partno == inputs[i])
+			{
+				cur[i].next = pbt_leftmost_leaf(rel, dir->parts[j].head);
+				expect += dir->parts[j].state == PBT_SEALED ? dir->parts[j].ntuples :
+					pbt_count_entries(rel, dir->parts[j].head);
+			}
+		cur[i].cxt = AllocSetContextCreate(CurrentMemoryContext, "pbtree merge input",
+										   ALLOCSET_DEFAULT_SIZES);
+	}
+
+	memset(&out, 0, sizeof(out));
+	out.partno = pbt_begin_building(rel, &headbuf);
+	tw = abt_tree_writer_begin(rel, 100, 100, out.partno, true);
+	fb = pbt_filter_begin(rel, expect);
+	for (;;)
+	{
+		int			best = -1;
+		IndexTuple	itup;
+
+		for (int i = 0; i < ninputs; i++)
+			if (pbt_cursor_fill(rel, &cur[i]) &&
+				(best < 0 ||
+				 abt_compare_tuples(rel, cur[i].items[cur[i].pos], false,
+									cur[best].items[cur[best].pos], false) < 0))
+				best = i;
+		if (best < 0)
+			break;
+		itup = CopyIndexTuple(cur[best].items[cur[best].pos++]);
+		pbt_filter_add(fb, itup);
+		abt_tree_writer_add(tw, itup);
+		out.ntuples++;
+	}
+	root = abt_tree_writer_finish(tw, &level);
+	pbt_filter_write(fb, out.partno, &out, true);
+	pbt_finish_building(rel, headbuf, &out, root, level, inputs, ninputs, merge);
+	UnlockReleaseBuffer(headbuf);
+	for (int i = 0; i < ninputs; i++)
+		MemoryContextDelete(cur[i].cxt);
+	pfree(cur);
+	pfree(dir);
+}
+
+/* ---- the reorganisation lock's work ---- */
+
+/* BUILDING partitions whose builder is gone (we hold the lock) are orphans */
+static void
+pbt_drop_orphans(Relation rel)
+{
+	Buffer		metabuf = pbt_lock_meta(rel);
+	PbtMetaPageData *meta = PbtPageGetMeta(BufferGetPage(metabuf));
+	bool		any = false;
+
+	for (uint32 i = 0; i < meta->npartitions; i++)
+		any |= meta->parts[i].state == PBT_BUILDING;
+	if (any)
+	{
+		START_CRIT_SECTION();
+		for (uint32 i = 0; i < meta->npartitions; i++)
+			if (meta->parts[i].state == PBT_BUILDING)
+				pbt_meta_drop(&meta->parts[i]);
+		MarkBufferDirty(metabuf);
+		pbt_log_meta(rel, metabuf, NULL, 0);
+		END_CRIT_SECTION();
+	}
+	UnlockReleaseBuffer(metabuf);
+}
+
+/* Append the blocks of a dropped partition's tree and filters to *blocks */
+static void
+pbt_collect_blocks(Relation rel, PbtPartition *p, BlockNumber **blocks, int *n, int *max)
+{
+	AbtMetaPageData tree;
+	BlockNumber left;
+
+#define PBT_PUSH(b) \
+	do { \
+		if (*n == *max) { *max *= 2; *blocks = repalloc(*blocks, sizeof(BlockNumber) * *max); } \
+		(*blocks)[(*n)++] = (b); \
+	} while (0)
+
+	PBT_PUSH(p->head);
+	for (uint32 f = 0; f < p->filter_pages * p->nfilters; f++)
+		PBT_PUSH(p->filter_start + f);
+	abt_read_meta_at(rel, p->head, &tree);
+	/* level by level, from the root down, each from its leftmost page */
+	left = tree.root;
+	while (left != InvalidBlockNumber)
+	{
+		BlockNumber blkno = left;
+
+		left = InvalidBlockNumber;
+		for (bool first = true; blkno != InvalidBlockNumber; first = false)
+		{
+			Buffer		buf = ReadBuffer(rel, blkno);
+			Page		page;
+			AbtPageOpaque opaque;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			abt_check_page(rel, buf);
+			page = BufferGetPage(buf);
+			opaque = AbtPageGetOpaque(page);
+			if (PbtPageGetPartno(page) != p->partno)
+				elog(ERROR, "pbtree: block %u is not in partition %u", blkno, p->partno);
+			PBT_PUSH(blkno);
+			if (first && !AbtPageIsLeaf(opaque))
+				left = AbtDownlinkGetChild((IndexTuple)
+										   PageGetItem(page, PageGetItemId(page, AbtFirstDataOffset(opaque))));
+			blkno = opaque->next;
+			UnlockReleaseBuffer(buf);
+		}
+	}
+#undef PBT_PUSH
+}
+
+/*
+ * Free the DROPPED partitions no snapshot can reach any more: note their
+ * pages, remove them from the directory, then give the pages to the free
+ * space map (in that order: a page in the map whose partition is still
+ * listed would be refused and lost until the next VACUUM).
+ */
+void
+pbt_free_dropped(Relation rel)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+	int			max = 64;
+	int			n = 0;
+	BlockNumber *blocks = palloc(sizeof(BlockNumber) * max);
+	uint32		gone[PBT_MAX_PARTITIONS];
+	int			ngone = 0;
+
+	pbt_read_directory(rel, dir);
+	for (int i = 0; i < dir->n; i++)
+	{
+		PbtPartition *p = &dir->parts[i];
+
+		if (p->state != PBT_DROPPED || !GlobalVisCheckRemovableFullXid(NULL, p->safexid))
+			continue;
+		pbt_collect_blocks(rel, p, &blocks, &n, &max);
+		gone[ngone++] = p->partno;
+	}
+	if (ngone > 0)
+	{
+		Buffer		metabuf = pbt_lock_meta(rel);
+		Page		page = BufferGetPage(metabuf);
+		PbtMetaPageData *meta = PbtPageGetMeta(page);
+		uint32		keep = 0;
+
+		START_CRIT_SECTION();
+		for (uint32 i = 0; i < meta->npartitions; i++)
+		{
+			bool		drop = false;
+
+			for (int g = 0; g < ngone; g++)
+				drop |= meta->parts[i].partno == gone[g];
+			if (!drop)
+				meta->parts[keep++] = meta->parts[i];
+		}
+		meta->npartitions = keep;
+		pbt_meta_set_lower(page);
+		MarkBufferDirty(metabuf);
+		pbt_log_meta(rel, metabuf, NULL, 0);
+		END_CRIT_SECTION();
+		UnlockReleaseBuffer(metabuf);
+		for (int i = 0; i < n; i++)
+			RecordFreeIndexPage(rel, blocks[i]);
+		IndexFreeSpaceMapVacuum(rel);
+	}
+	pfree(blocks);
+	pfree(dir);
+}
+
+/* With the reorganisation lock: orphans, closed partitions, freeing. */
+void
+pbt_reorganise_locked(Relation rel)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+
+	pbt_drop_orphans(rel);
+	pbt_read_directory(rel, dir);
+	for (int i = 0; i < dir->n; i++)
+		if (dir->parts[i].state == PBT_CLOSED)
+			pbt_rewrite(rel, &dir->parts[i].partno, 1, false);
+	pbt_free_dropped(rel);
+	pfree(dir);
+}
+
+/* Compact closed partitions now, unless someone else is reorganising. */
+void
+pbt_compact_closed(Relation rel)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+	int			nsealed = 0;
+
+	if (ConditionalLockPage(rel, PBT_LOCK_REORG, ExclusiveLock))
+	{
+		pbt_reorganise_locked(rel);
+		UnlockPage(rel, PBT_LOCK_REORG, ExclusiveLock);
+	}
+	pbt_read_directory(rel, dir);
+	for (int i = 0; i < dir->n; i++)
+		nsealed += dir->parts[i].state == PBT_SEALED || dir->parts[i].state == PBT_CLOSED;
+	if (pbt_merge_threshold > 0 && nsealed >= pbt_merge_threshold)
+		pbt_request_merge(rel);
+	pfree(dir);
+}
+
+/*
+ * Merge the sealed partitions (the max_inputs oldest, or all with 0) into
+ * one.  Waits for the reorganisation lock.  Returns how many were merged.
+ */
+int
+pbt_merge(Relation rel, int max_inputs)
+{
+	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
+	uint32		inputs[PBT_MAX_PARTITIONS];
+	int			n = 0;
+
+	LockPage(rel, PBT_LOCK_REORG, ExclusiveLock);
+	pbt_reorganise_locked(rel);
+	pbt_read_directory(rel, dir);
+	for (int i = 0; i < dir->n; i++)
+		if (dir->parts[i].state == PBT_SEALED && (max_inputs <= 0 || n < max_inputs))
+			inputs[n++] = dir->parts[i].partno;
+	if (n >= 2)
+	{
+		pbt_rewrite(rel, inputs, n, true);
+		pbt_free_dropped(rel);
+	}
+	else
+		n = 0;
+	UnlockPage(rel, PBT_LOCK_REORG, ExclusiveLock);
+	pfree(dir);
+	return n;
+}
