@@ -197,6 +197,7 @@ typedef struct AbtIndexInfo
 	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
 	bool		partitioned;	/* a pbtree index (src/pbtree/README) */
+	uint32		inserts;		/* pbtree: inserts by this backend */
 	/* sketches: read from the metapage on first use (abt_sketch_info) */
 	bool		sketch_loaded;
 	uint16		sketch_mask;

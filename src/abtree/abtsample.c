@@ -350,7 +350,8 @@ abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode m
 		rel->rd_rel->relam != get_index_am_oid(amname, false))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an %s index", RelationGetRelationName(rel), amname),
+				 errmsg("\"%s\" is not %s %s index", RelationGetRelationName(rel),
+						amname[0] == 'a' ? "an" : "a", amname),
 				 errhint("Create one with CREATE INDEX ... USING %s (...).", amname)));
 	heapoid = IndexGetRelation(indexoid, false);
 	aclresult = pg_class_aclcheck(heapoid, GetUserId(), mode);

@@ -135,8 +135,17 @@ pbt_budget_exceeded(Relation rel, uint64 npages)
 		}
 	}
 	SpinLockRelease(&pbt_budget->mutex);
-	return total > (uint64) pbt_buffer_budget &&
-		(npages >= largest || npages >= (uint64) pbt_buffer_budget / Max(active, 1));
+	/*
+	 * Over budget: seal the largest, or any partition holding its fair
+	 * share (so that idle or dropped indexes' reports cannot stop everyone),
+	 * never one of a single page.
+	 */
+	{
+		uint64		fair = ((uint64) pbt_buffer_budget + active - 1) / Max(active, 1);
+
+		return total > (uint64) pbt_buffer_budget &&
+			npages >= Max(2, Min(largest, fair));
+	}
 }
 
 /* rel's mutable partition was just sealed: it is empty */

@@ -116,8 +116,8 @@ pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique,
 		  bool indexUnchanged, IndexInfo *indexInfo)
 {
-	static uint32 ninserts = 0;
 	AbtIndexInfo *info;
+	bool		check;
 	PbtDirectory *dir;
 	BlockNumber head;
 	IndexTuple	itup;
@@ -125,6 +125,8 @@ pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 	abt_require_preload();
 	info = abt_index_info(rel);
+	/* per index: a row's inserts into several indexes must not align */
+	check = ++info->inserts % PBT_CHECK_EVERY == 0;
 	itup = abt_form_leaf(rel, info, values, isnull, ht_ctid, FrozenTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);
 	dir = palloc(sizeof(PbtDirectory));
@@ -136,8 +138,7 @@ pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	abt_insert_entry(rel, &key, itup);
 	UnlockPage(rel, PBT_LOCK_INSERT, ShareLock);
 
-	if (++ninserts % PBT_CHECK_EVERY == 0 &&
-		pbt_budget_exceeded(rel, pbt_tree_leaves(rel, head)))
+	if (check && pbt_budget_exceeded(rel, pbt_tree_leaves(rel, head)))
 		(void) pbt_seal(rel, false);
 	pfree(dir);
 	pfree(itup);

@@ -71,6 +71,7 @@ pbt_meta_drop(PbtPartition *p)
 bool
 pbt_seal(Relation rel, bool wait)
 {
+	static TimestampTz last_warning = 0;	/* one warning a minute at most */
 	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
 	uint32		partno;
 	Buffer		headbuf;
@@ -103,14 +104,17 @@ pbt_seal(Relation rel, bool wait)
 		UnlockPage(rel, PBT_LOCK_INSERT, ExclusiveLock);
 		RecordFreeIndexPage(rel, BufferGetBlockNumber(headbuf));
 		UnlockReleaseBuffer(headbuf);
-		if (full)
+		if (full && TimestampDifferenceExceeds(last_warning, GetCurrentTimestamp(), 60 * 1000))
 		{
+			last_warning = GetCurrentTimestamp();
 			ereport(WARNING,
 					(errmsg("pbtree index \"%s\" has %d partitions and cannot seal its mutable one",
 							RelationGetRelationName(rel), PBT_MAX_PARTITIONS),
-					 errhint("Merge them with pbtree_merge('%s').", RelationGetRelationName(rel))));
-			pbt_request_merge(rel);
+					 errdetail("Dropped partitions are freed when no snapshot older than their drop remains; a long transaction keeps them."),
+					 errhint("Merge them with pbtree_merge('%s'), or raise abtree.pbtree_buffer_budget.", RelationGetRelationName(rel))));
 		}
+		if (full)
+			pbt_request_merge(rel);
 		return false;
 	}
 
