@@ -18,12 +18,20 @@
 #include "access/itup.h"
 #include "access/sdir.h"
 #include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
 #include "fmgr.h"
 #include "nodes/tidbitmap.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
+
+/* PostgreSQL 18 tells vacuum_delay_point whether ANALYZE is running */
+#if PG_VERSION_NUM >= 180000
+#define vacuum_delay_point_compat() vacuum_delay_point(false)
+#else
+#define vacuum_delay_point_compat() vacuum_delay_point()
+#endif
 
 /* Metapage */
 #define ABT_METAPAGE			0

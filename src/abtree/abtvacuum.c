@@ -27,11 +27,6 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#if PG_VERSION_NUM >= 180000
-#define vacuum_delay_point_compat() vacuum_delay_point(false)
-#else
-#define vacuum_delay_point_compat() vacuum_delay_point()
-#endif
 
 /*
  * Find the leaf holding key, locked exclusively with no other pin on it (a

@@ -44,7 +44,7 @@ pbt_vacuum_partition(Relation rel, PbtPartition *p, IndexBulkDeleteCallback call
 		int			ndeletable = 0;
 		OffsetNumber off;
 
-		vacuum_delay_point();
+		vacuum_delay_point_compat();
 		LockBufferForCleanup(buf);
 		abt_check_page(rel, buf);
 		page = BufferGetPage(buf);
@@ -112,7 +112,7 @@ pbt_record_free_pages(Relation rel)
 	{
 		Buffer		buf = ReadBuffer(rel, blkno);
 
-		vacuum_delay_point();
+		vacuum_delay_point_compat();
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		if (pbt_page_reusable(dir, BufferGetPage(buf)))
 		{
