@@ -83,15 +83,12 @@ pbt_seal(Relation rel, bool wait)
 	pbt_read_directory(rel, dir);
 	partno = pbt_mutable(dir)->partno;
 	pfree(dir);
-	headbuf = pbt_new_buffer(rel);
+	/* the heavyweight lock first: never wait for it holding a buffer lock */
 	if (wait)
 		LockPage(rel, PBT_LOCK_INSERT, ExclusiveLock);
 	else if (!ConditionalLockPage(rel, PBT_LOCK_INSERT, ExclusiveLock))
-	{
-		RecordFreeIndexPage(rel, BufferGetBlockNumber(headbuf));
-		UnlockReleaseBuffer(headbuf);
 		return false;
-	}
+	headbuf = pbt_new_buffer(rel);
 	metabuf = pbt_lock_meta(rel);
 	meta = PbtPageGetMeta(BufferGetPage(metabuf));
 	mut = pbt_meta_find(meta, partno);
