@@ -191,3 +191,29 @@ SELECT round(estimate) AS estimate, method, column_source
   FROM abtree_ndistinct('orders', '{customer_id, status}', seed => 1);
 SELECT count(*) AS true_pairs FROM (SELECT DISTINCT customer_id, status FROM orders) s;
 RESET abtree.swr_index;
+
+\echo
+\echo '== 11. A partitioned B-tree (pbtree) for insert-heavy tables'
+\echo '   Inserts go to one small mutable partition; past the buffer budget it is'
+\echo '   sealed (written once, in order, with a Bloom filter) and a new one takes'
+\echo '   over; a background worker merges sealed partitions.  A tiny budget here'
+\echo '   makes it seal while 60000 events arrive:'
+CREATE TABLE events (id bigserial, device int, at timestamptz, reading float8);
+CREATE INDEX events_device ON events USING pbtree (device, at);
+SET abtree.pbtree_buffer_budget = 40;
+INSERT INTO events (device, at, reading)
+SELECT (random() * 5000)::int, now() - random() * interval '30 days', random()
+  FROM generate_series(1, 60000);
+RESET abtree.pbtree_buffer_budget;
+SELECT state, count(*) AS partitions, sum(entries) AS entries,
+       round(max(key_filter_fpr)::numeric, 4) AS worst_filter_fpr
+  FROM pbtree_stats('events_device') GROUP BY state ORDER BY state;
+\echo '   A device''s latest readings: the filters skip partitions without it,'
+\echo '   the rest are merged in key order (no Sort node):'
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT at, reading FROM events WHERE device = 42 ORDER BY device, at DESC LIMIT 5;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT pbtree_merge('events_device') AS partitions_merged;
+SELECT pbtree_verify('events_device', heapallindexed => true) AS entries_verified;
