@@ -13,14 +13,15 @@ our @EXPORT = qw(bg_psql bg_finish bg_wait_file wait_for_sql);
 
 my $seq = 0;
 
-# bg_psql($node, $tag, $script, db => 'postgres'): start psql on the script
-# (unaligned, tuples only, errors as SQLSTATEs); returns a handle.
+# bg_psql($node, $tag, $script, db => 'postgres', verbosity => 'sqlstate'):
+# start psql on the script (unaligned, tuples only, errors as SQLSTATEs
+# unless another VERBOSITY is asked for); returns a handle.
 sub bg_psql
 {
 	my ($node, $tag, $script, %opts) = @_;
 	my $file = $node->basedir . "/bg_${tag}_" . ++$seq . '.sql';
 	PostgreSQL::Test::Utils::append_to_file($file,
-		"\\set VERBOSITY sqlstate\n" . $script);
+		"\\set VERBOSITY " . ($opts{verbosity} // 'sqlstate') . "\n" . $script);
 	my %bg = (tag => $tag, out => '', err => '');
 	$bg{h} = IPC::Run::start(
 		[ 'psql', '-XAtq', '-h', $node->host, '-p', $node->port,
