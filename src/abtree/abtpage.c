@@ -174,6 +174,24 @@ abt_weight_from_datum(Datum value, bool isnull, Oid type)
 	return (uint64) w;
 }
 
+/* Make index attribute attno (from 1) the weight, checking its type. */
+static void
+abt_set_weight_attr(Relation rel, AbtIndexInfo *info, AttrNumber attno)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+	Oid			type = getBaseType(att->atttypid);
+
+	if (type != INT2OID && type != INT4OID && type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("abtree weight column \"%s\" has type %s, not an integer type",
+						NameStr(att->attname), format_type_be(att->atttypid)),
+				 errhint("Use a smallint, integer or bigint column; scale fractional weights to integers.")));
+	info->weighted = true;
+	info->weight_attno = attno;
+	info->weight_type = type;
+}
+
 /*
  * Resolve the weight_column reloption to an index attribute and check it.
  */
@@ -185,22 +203,11 @@ abt_resolve_weight_column(Relation rel, AbtIndexInfo *info, const char *colname)
 
 	for (i = 0; i < desc->natts; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Oid			type;
-
-		if (strcmp(NameStr(att->attname), colname) != 0)
-			continue;
-		type = getBaseType(att->atttypid);
-		if (type != INT2OID && type != INT4OID && type != INT8OID)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("abtree weight column \"%s\" has type %s, not an integer type",
-							colname, format_type_be(att->atttypid)),
-					 errhint("Use a smallint, integer or bigint column; scale fractional weights to integers.")));
-		info->weighted = true;
-		info->weight_attno = i + 1;
-		info->weight_type = type;
-		return;
+		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), colname) == 0)
+		{
+			abt_set_weight_attr(rel, info, i + 1);
+			return;
+		}
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -247,7 +254,33 @@ abt_index_info(Relation rel)
 	info->cached_root = InvalidBlockNumber;
 	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
 	info->partitioned = pbt_is_pbtree(rel);
-	if (opts && opts->weight_column != 0)
+
+	/*
+	 * The leaf tuples' shape follows the weighting the index was built with,
+	 * which the metapage records: ALTER INDEX ... SET (weight_column) changes
+	 * only the reloption, which takes effect at the next REINDEX (taking it
+	 * from the reloption here read and wrote tuples of the wrong shape).
+	 * Before the build writes the metapage, the reloption is all there is.
+	 * Reading a buffer processes no invalidations, so info stays ours.
+	 */
+	if (info->partitioned)
+		;						/* pbtree: unweighted, block 0 is its directory */
+	else if (RelationGetNumberOfBlocks(rel) > ABT_METAPAGE)
+	{
+		AbtMetaPageData meta;
+
+		abt_read_meta(rel, &meta);
+		if ((meta.flags & ABT_META_WEIGHTED) &&
+			(meta.weight_attno < 1 || meta.weight_attno > RelationGetDescr(rel)->natts))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("abtree index \"%s\" has an invalid weight column number %d in its metapage",
+							RelationGetRelationName(rel), meta.weight_attno),
+					 errhint("Please REINDEX it.")));
+		if (meta.flags & ABT_META_WEIGHTED)
+			abt_set_weight_attr(rel, info, meta.weight_attno);
+	}
+	else if (opts && opts->weight_column != 0)
 		abt_resolve_weight_column(rel, info,
 								  (char *) opts + opts->weight_column);
 	info->max_pivot_size = abt_max_pivot_size(rel, info->nkeyatts);

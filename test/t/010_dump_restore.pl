@@ -1,0 +1,131 @@
+# pg_dump / pg_restore of a database with abtree indexes (weighted and
+# unweighted, sketch on and off, fillfactor, multi-column with DESC,
+# INCLUDE, partial), a chll column and a CREATE STATISTICS object filled by
+# abtree_ndistinct_store: restored into a fresh database, every index
+# verifies exact and complete, the reloptions survive, queries return what
+# they returned in the source, and sampling and the statistics work.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
+
+my $node = abtree_node('abt_dump');
+$node->safe_psql('postgres', 'CREATE DATABASE src');
+$node->safe_psql('src', q{
+CREATE EXTENSION abtree;
+CREATE TABLE t (id int, k int, w int NOT NULL, g text, c chll);
+INSERT INTO t SELECT i, i % 997, i % 13, 'g' || (i % 50), NULL
+  FROM generate_series(1, 20000) i;
+CREATE INDEX t_k ON t USING abtree (k);
+CREATE INDEX t_kw ON t USING abtree (k) INCLUDE (w) WITH (weight_column = 'w', fillfactor = 50);
+CREATE INDEX t_gk ON t USING abtree (g, k DESC) WITH (sketch = off);
+CREATE INDEX t_id ON t USING abtree (id) INCLUDE (g, w) WITH (weight_column = 'w', sketch = on);
+CREATE INDEX t_part ON t USING abtree (k) WHERE w > 6;
+-- rows after the build, so that inserted entries are dumped too
+INSERT INTO t SELECT i, i % 997, i % 13, 'g' || (i % 50), NULL
+  FROM generate_series(20001, 21000) i;
+DELETE FROM t WHERE id % 100 = 0;
+-- dead entries count in weights until VACUUM; a restore has none
+VACUUM (INDEX_CLEANUP ON) t;
+CREATE TABLE sk (g text PRIMARY KEY, c chll);
+INSERT INTO sk SELECT g, chll_agg(k) FROM t GROUP BY g;
+INSERT INTO sk VALUES ('empty', chll_create(16)), ('null', NULL);
+CREATE STATISTICS t_st (ndistinct) ON k, g, w FROM t;
+SET abtree.swr_index = 't_k';
+ANALYZE t;
+SELECT abtree_ndistinct_store('t_st', 5000, 0.5);
+});
+
+my @indexes = qw(t_k t_kw t_gk t_id t_part);
+my $reloptions = q{SELECT string_agg(c.relname || ':' || coalesce(array_to_string(c.reloptions, ','), '') ||
+  ':' || pg_get_indexdef(c.oid), E'\n' ORDER BY c.relname)
+  FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'abtree'};
+# answers that must not change: counts, sums, weights, index scans, sketches
+my $answers = q{
+SET enable_seqscan = off;
+SELECT count(*), sum(k) FROM t WHERE k BETWEEN 100 AND 300;
+SELECT count(*) FROM t WHERE g = 'g7' AND k > 500;
+SELECT array_agg(id ORDER BY id) FROM t WHERE id BETWEEN 5000 AND 5010;
+SELECT array_agg(k ORDER BY k DESC) FROM (SELECT k FROM t WHERE k < 3 ORDER BY k DESC LIMIT 5) s;
+SELECT abtree_range_weight('t_k', 10, 20), abtree_range_weight('t_kw', 10, 20);
+SELECT entries, total_weight FROM abtree_stats('t_kw');
+SELECT entries, total_weight FROM abtree_stats('t_part');
+SELECT abtree_sketch('t_gk', 1) IS NULL, round(chll_estimate(abtree_sketch('t_k', 1)));
+SELECT string_agg(g || '=' || coalesce(round(chll_estimate(c))::text, 'null'), ',' ORDER BY g) FROM sk;
+SELECT md5(string_agg(coalesce(c::text, '-'), ',' ORDER BY g)) FROM sk;
+};
+
+my $src_answers = $node->safe_psql('src', $answers);
+my $src_relopts = $node->safe_psql('src', $reloptions);
+my $dumpfile = $node->basedir . '/src.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-f', $dumpfile, '-d', $node->connstr('src') ],
+	'pg_dump -Fc of a database with abtree indexes');
+$node->safe_psql('postgres', 'CREATE DATABASE dst');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', $node->connstr('dst'), $dumpfile ],
+	'pg_restore into a fresh database');
+
+for my $idx (@indexes)
+{
+	my ($ret, $out, $err) = $node->psql('dst',
+		"SELECT abtree_verify('$idx', heapallindexed => true, exact => true)");
+	is($ret, 0, "restored $idx verifies exact and complete") or diag($err);
+}
+is($node->safe_psql('dst', $reloptions), $src_relopts,
+	'reloptions and definitions of the abtree indexes survive');
+is($node->safe_psql('dst', $answers), $src_answers,
+	'queries, weights and sketches answer as in the source');
+
+# sampling in the restored database
+is($node->safe_psql('dst', q{SET abtree.swr_index = 't_kw';
+SELECT count(*) FROM t TABLESAMPLE swr(500) REPEATABLE (1)}), '500',
+	'TABLESAMPLE swr draws from a restored weighted index');
+is($node->safe_psql('dst', q{SELECT count(*) FROM abtree_sample_tids('t_id', 300) s
+  JOIN t ON t.ctid = s WHERE t.w > 0}), '300',
+	'abtree_sample_tids draws only rows of positive weight');
+is($node->safe_psql('dst', q{SELECT count(*) FROM abtree_sample_tids('t_gk', 200) s
+  JOIN t ON t.ctid = s}), '200', 'abtree_sample_tids on a multi-column index');
+
+# the statistics object comes back without data (pg_dump does not dump it);
+# abtree_ndistinct_store fills it again, and the planner uses it
+is($node->safe_psql('dst', q{SELECT count(*) FROM pg_statistic_ext WHERE stxname = 't_st'}),
+	'1', 'the statistics object is restored');
+is($node->safe_psql('dst', q{SET abtree.swr_index = 't_k';
+SELECT abtree_ndistinct_store('t_st', 5000, 0.5)}), '4',
+	'abtree_ndistinct_store fills the restored statistics object (4 combinations)');
+my $nd = $node->safe_psql('dst', q{SELECT n_distinct FROM pg_stats_ext WHERE statistics_name = 't_st'});
+like($nd, qr/"\d+, \d+": \d+/, 'pg_stats_ext shows the stored counts');
+my ($src_kg) = $node->safe_psql('src', q{SELECT (regexp_match(n_distinct::text, '"2, 4": (\d+)'))[1]
+  FROM pg_stats_ext WHERE statistics_name = 't_st'});
+my ($dst_kg) = $node->safe_psql('dst', q{SELECT (regexp_match(n_distinct::text, '"2, 4": (\d+)'))[1]
+  FROM pg_stats_ext WHERE statistics_name = 't_st'});
+ok($src_kg > 0 && abs($dst_kg - $src_kg) <= 0.1 * $src_kg,
+	"the restored (k, g) estimate is within 10% of the source's ($dst_kg vs $src_kg)");
+
+# the restored indexes keep working: inserts, VACUUM, verification
+$node->safe_psql('dst', q{
+INSERT INTO t SELECT i, i % 997, i % 13, 'g' || (i % 50) FROM generate_series(30001, 33000) i;
+DELETE FROM t WHERE id % 7 = 0;
+VACUUM (INDEX_CLEANUP ON) t;
+});
+for my $idx (@indexes)
+{
+	my ($ret, $out, $err) = $node->psql('dst', "SELECT abtree_verify('$idx', true)");
+	is($ret, 0, "$idx verifies after inserts, deletes and VACUUM in the restored database")
+	  or diag($err);
+}
+is($node->safe_psql('dst', q{SELECT (SELECT total_weight FROM abtree_stats('t_kw')) = sum(w) FROM t}),
+	't', 'the weighted index sums the live weights');
+
+# a plain-text dump restores through psql as well
+my $sql = $node->basedir . '/src.sql';
+$node->command_ok([ 'pg_dump', '-f', $sql, '-d', $node->connstr('src') ], 'plain pg_dump');
+$node->safe_psql('postgres', 'CREATE DATABASE dst2');
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', $sql, '-d', $node->connstr('dst2') ],
+	'plain dump restores with psql');
+is($node->safe_psql('dst2', $answers), $src_answers, 'the plain restore answers as the source');
+
+done_testing();
