@@ -8,7 +8,8 @@
 # Run as root.  The build uses -Werror; on 15 it also defines
 # USE_ASSERT_CHECKING, because Debian's server is built without assertions.
 # Suites: build, cppcheck, pg_regress, isolation, pgTAP (on a throwaway
-# cluster) and TAP (PostgreSQL::Test::Cluster makes its own clusters).
+# cluster), TAP (PostgreSQL::Test::Cluster makes its own clusters) and the
+# reliability suites of test/stress (test/RELIABILITY.md).
 # On a failure it prints the diffs and the server log tail.  The last line is
 # "N passed, M failed"; the exit status is non-zero when M > 0.
 set -uo pipefail
@@ -170,5 +171,27 @@ for t in $(grep -Eo '^[^ ]+\.pl +\(Wstat' "$logdir/tap.out" | awk '{print $1}');
 		tail -n 25 "$f"
 	done
 done
+
+# Reliability suites (test/RELIABILITY.md): crash cycles, a standby with
+# wal_consistency_checking, sqlsmith.  Each prints TAP; their figures (and
+# those of any TAP suite that writes some) go to test/results/, which
+# test/reliability-report turns into test/RELIABILITY.md.
+export ABTREE_FIGURES_DIR=$bdir/figures
+for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --standby --cycles 4" \
+	"sqlsmith sqlsmith.py --queries 2000"; do
+	set -- $suite
+	abt_log "reliability: $*"
+	(cd /tmp && abt_as_postgres /usr/bin/python3 "$bdir/test/stress/$2" "${@:3}" \
+		--bindir "$("$pgc" --bindir)" --figures-dir "$ABTREE_FIGURES_DIR") 2>&1 | tee "$logdir/$1.out"
+	rc=${PIPESTATUS[0]}
+	bad=$(grep -c '^not ok' "$logdir/$1.out")
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	count "$1" "$(grep -c '^ok' "$logdir/$1.out")" "$bad"
+done
+if ls "$ABTREE_FIGURES_DIR"/*.txt >/dev/null 2>&1; then
+	rm -f "$ABT_ROOT"/test/results/*.pg"$pg".txt "$ABT_ROOT"/test/results/*.pg"$pg".errors.txt
+	mkdir -p "$ABT_ROOT/test/results" && cp "$ABTREE_FIGURES_DIR"/*.txt "$ABT_ROOT/test/results/"
+	echo "figures in test/results/; test/reliability-report writes test/RELIABILITY.md"
+fi
 
 finish

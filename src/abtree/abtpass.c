@@ -24,6 +24,7 @@
 #include "abtree.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "mvstore/mvstore.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -378,12 +379,27 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	AbtSketchHashes hashes;
 	AbtSketchOp sketch;
 	int			k;
+	bool		lock_for_copy;
 
 	if (path_offs)
 		mvs_writer_begin(&versions, rel);
 	/* the entry's values join the sketches as it becomes valid (S1) */
 	abt_sketch_hash_tuple(rel, itup, &hashes);
 	abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
+
+	/*
+	 * wal_consistency_checking puts an image of every registered page into
+	 * the record.  The pages of a share-lock pass are only pinned here, and
+	 * other passes add to them under share locks: an add between the
+	 * record's CRC and its copy into WAL would leave a record that fails
+	 * its CRC, ending recovery and replication there.  So hold them
+	 * exclusively for the record: leaf side first and before the sketch
+	 * pages, VACUUM's order.
+	 */
+	lock_for_copy = !path_offs && RelationNeedsWAL(rel) &&
+		wal_consistency_checking[ABTREE_RMGR_ID];
+	for (k = 0; lock_for_copy && k < npath; k++)
+		LockBuffer(path[k], BUFFER_LOCK_EXCLUSIVE);
 	abt_sketch_lock(&sketch, rel, &hashes);
 	START_CRIT_SECTION();
 	/* root side first, as a pass would: see mvs_add */
@@ -407,4 +423,6 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 							&sketch);
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
+	for (k = 0; lock_for_copy && k < npath; k++)
+		LockBuffer(path[k], BUFFER_LOCK_UNLOCK);
 }

@@ -168,7 +168,7 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
  * changed, for path_exclusive).  Pinned ones go in without an image: their
  * changes are hint-like adds that redo recomputes, and their page LSN stays
  * (we may not set it without an exclusive lock).  wal_consistency_checking
- * copies every registered page, so then we lock them for the copy.
+ * copies every registered page: then abt_mark_valid holds them exclusively.
  */
 void
 abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *path,
@@ -176,7 +176,6 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 {
 	xl_abt_mark_valid xlrec;
 	XLogRecPtr	lsn;
-	bool		lock_for_copy = !path_locked && wal_consistency_checking[ABTREE_RMGR_ID];
 	uint8		flags = REGBUF_STANDARD;
 	int			i;
 
@@ -195,22 +194,13 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
 	for (i = 0; i < npath; i++)
-	{
-		if (lock_for_copy)
-			LockBuffer(path[i], BUFFER_LOCK_SHARE);
 		XLogRegisterBuffer(i + 1, path[i], flags);
-	}
 	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
 	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
-	for (i = 0; i < npath; i++)
-	{
-		if (path_locked)
-			PageSetLSN(BufferGetPage(path[i]), lsn);
-		if (lock_for_copy)
-			LockBuffer(path[i], BUFFER_LOCK_UNLOCK);
-	}
+	for (i = 0; path_locked && i < npath; i++)
+		PageSetLSN(BufferGetPage(path[i]), lsn);
 }
 
 /* ---- redo ---- */
