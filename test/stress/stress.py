@@ -74,8 +74,12 @@ class IndexKind:
         self.session_setup = session_setup
 
 
-# One line per access method.  pbtree will be: IndexKind('pbtree', "SELECT pbtree_verify({index})"),
+# One line per access method.
 INDEX_KINDS = [
+    # a tiny buffer budget (init_primary) makes pbtree seal and merge all the time
+    IndexKind('pbtree',
+              verify="SELECT pbtree_verify({index}, heapallindexed => true)",
+              verify_recovered="SELECT pbtree_verify({index})"),
     IndexKind('abtree',
               verify="SELECT abtree_verify({index}, heapallindexed => true)",
               verify_recovered="SELECT abtree_verify({index}, exact => false)",
@@ -241,6 +245,8 @@ max_connections = 40
 autovacuum_naptime = 1s
 autovacuum = %s
 log_min_messages = warning
+abtree.pbtree_buffer_budget = 8
+abtree.pbtree_merge_threshold = 3
 wal_level = replica
 max_wal_senders = 4
 %s%s""" % (srv.port, base, 'off' if standby else 'on', "wal_consistency_checking = 'abtree'\nmax_wal_size = 2GB\n" if standby else '',
