@@ -102,6 +102,17 @@ abt_writer_alloc(AbtLevelWriter *w)
 {
 	Buffer		buf = abt_new_buffer(w->index);
 
+	/*
+	 * pbtree: the free space map can hand the same block to two backends
+	 * (GetFreeIndexPage is not atomic), and a page counts as free by its
+	 * partition number (pbt_page_reusable).  Claim it for our partition,
+	 * which the directory lists, before letting go of the lock.  The page is
+	 * not marked dirty: our pin keeps the buffer in memory until its real
+	 * contents are written, and if we fail first, the old contents on disk
+	 * are as free as before.
+	 */
+	if (w->partno != 0)
+		((PageHeader) BufferGetPage(buf))->pd_prune_xid = w->partno;
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return buf;
 }

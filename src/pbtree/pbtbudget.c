@@ -269,7 +269,7 @@ pbt_merge_worker_main(Datum arg)
 	rel = pbt_worker_open(relid);
 	if (rel != NULL)
 	{
-		int			n = pbt_merge(rel, 0);
+		int			n = pbt_merge(rel, Max(pbt_merge_threshold, 2), true);
 
 		if (n > 0)
 			elog(LOG, "abtree: merged %d partitions of pbtree index \"%s\"",

@@ -221,24 +221,20 @@ pbt_filter_bits_of(uint64 h, uint32 k, uint32 *bits)
 		bits[i] = (uint32) (((uint64) h1 + (uint64) i * h2) % PBT_FILTER_PAGE_BITS);
 }
 
-/* Contiguous new pages at the end of the index, exclusively locked */
-static void
-pbt_extend_contiguous(Relation rel, int n, Buffer *bufs)
+/* A new page at the end of the index; the caller holds the extension lock */
+static Buffer
+pbt_extend_one(Relation rel)
 {
-	LockRelationForExtension(rel, ExclusiveLock);
-	for (int i = 0; i < n; i++)
-	{
+	Buffer		buf;
+
 #if PG_VERSION_NUM >= 160000
-		bufs[i] = ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL,
-									EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
+	buf = ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL,
+							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
 #else
-		bufs[i] = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
-		LockBuffer(bufs[i], BUFFER_LOCK_EXCLUSIVE);
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 #endif
-		if (i > 0 && BufferGetBlockNumber(bufs[i]) != BufferGetBlockNumber(bufs[0]) + i)
-			elog(ERROR, "pbtree: filter pages are not contiguous");
-	}
-	UnlockRelationForExtension(rel, ExclusiveLock);
+	return buf;
 }
 
 /*
@@ -249,27 +245,32 @@ pbt_extend_contiguous(Relation rel, int n, Buffer *bufs)
 void
 pbt_filter_write(PbtFilterBuild *fb, uint32 partno, PbtPartition *part, bool log_pages)
 {
-	Buffer	   *bufs;
-
 	part->nfilters = 0;
 	part->filter_start = InvalidBlockNumber;
 	part->filter_pages = 0;
 	part->hashes = 0;
 	if (fb->nfilters == 0)
 		return;
-	bufs = palloc(sizeof(Buffer) * fb->npages * fb->nfilters);
-	pbt_extend_contiguous(fb->rel, fb->npages * fb->nfilters, bufs);
-	part->filter_start = BufferGetBlockNumber(bufs[0]);
+	/*
+	 * The pages must be contiguous (a test computes its page): extend page
+	 * by page holding the extension lock, writing each at once, so that no
+	 * more than one buffer is locked or pinned at a time.
+	 */
+	LockRelationForExtension(fb->rel, ExclusiveLock);
 	for (int f = 0; f < fb->nfilters; f++)
 	{
 		uint64		set = 0;
 
 		for (uint32 p = 0; p < fb->npages; p++)
 		{
-			Buffer		buf = bufs[f * fb->npages + p];
+			Buffer		buf = pbt_extend_one(fb->rel);
 			Page		page = BufferGetPage(buf);
 			char	   *src = fb->bits[f] + (Size) p * PBT_FILTER_BYTES;
 
+			if (f == 0 && p == 0)
+				part->filter_start = BufferGetBlockNumber(buf);
+			else if (BufferGetBlockNumber(buf) != part->filter_start + f * fb->npages + p)
+				elog(ERROR, "pbtree: filter pages are not contiguous");
 			for (Size b = 0; b < PBT_FILTER_BYTES; b++)
 				set += pg_number_of_ones[(uint8) src[b]];
 			START_CRIT_SECTION();
@@ -286,10 +287,10 @@ pbt_filter_write(PbtFilterBuild *fb, uint32 partno, PbtPartition *part, bool log
 		part->bits_set[f] = set;
 		pfree(fb->bits[f]);
 	}
+	UnlockRelationForExtension(fb->rel, ExclusiveLock);
 	part->nfilters = fb->nfilters;
 	part->filter_pages = fb->npages;
 	part->hashes = fb->k;
-	pfree(bufs);
 }
 
 /* Might the partition hold a key with this hash?  which: 0 key, 1 leading */

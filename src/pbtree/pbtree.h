@@ -122,7 +122,7 @@ extern bool pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_
 extern bool pbt_seal(Relation rel, bool wait);
 extern void pbt_compact_closed(Relation rel);
 extern void pbt_reorganise_locked(Relation rel);
-extern int	pbt_merge(Relation rel, int max_inputs);
+extern int	pbt_merge(Relation rel, int max_inputs, bool smallest);
 extern void pbt_free_dropped(Relation rel);
 extern void pbt_write_partition_from(Relation rel, PbtDirectory *dir, int *inputs,
 									 int ninputs, PbtPartition *out);

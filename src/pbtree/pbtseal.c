@@ -287,6 +287,13 @@ pbt_rewrite(Relation rel, uint32 *inputs, int ninputs, bool merge)
 	BlockNumber root;
 
 	pbt_read_directory(rel, dir);
+	/* housekeeping must never fail an insert: no room, no rewrite */
+	if (dir->n >= PBT_MAX_PARTITIONS)
+	{
+		pfree(cur);
+		pfree(dir);
+		return;
+	}
 	for (int i = 0; i < ninputs; i++)
 	{
 		for (int j = 0; j < dir->n; j++)
@@ -496,12 +503,27 @@ pbt_compact_closed(Relation rel)
 	pfree(dir);
 }
 
+static int
+pbt_by_size(const void *a, const void *b)
+{
+	const PbtPartition *pa = (const PbtPartition *) a;
+	const PbtPartition *pb = (const PbtPartition *) b;
+
+	if (pa->ntuples != pb->ntuples)
+		return pa->ntuples < pb->ntuples ? -1 : 1;
+	return pa->partno < pb->partno ? -1 : 1;
+}
+
 /*
- * Merge the sealed partitions (the max_inputs oldest, or all with 0) into
- * one.  Waits for the reorganisation lock.  Returns how many were merged.
+ * Merge sealed partitions into one: the max_inputs oldest (all with 0), or,
+ * with smallest, the max_inputs smallest, so that the background merges
+ * combine partitions of like size and a large one is not rewritten for
+ * every few small ones (the write amplification of a tiered LSM, not of a
+ * levelled one).  Waits for the reorganisation lock.  Returns how many
+ * were merged.
  */
 int
-pbt_merge(Relation rel, int max_inputs)
+pbt_merge(Relation rel, int max_inputs, bool smallest)
 {
 	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
 	uint32		inputs[PBT_MAX_PARTITIONS];
@@ -510,6 +532,8 @@ pbt_merge(Relation rel, int max_inputs)
 	LockPage(rel, PBT_LOCK_REORG, ExclusiveLock);
 	pbt_reorganise_locked(rel);
 	pbt_read_directory(rel, dir);
+	if (smallest)
+		qsort(dir->parts, dir->n, sizeof(PbtPartition), pbt_by_size);
 	for (int i = 0; i < dir->n; i++)
 		if (dir->parts[i].state == PBT_SEALED && (max_inputs <= 0 || n < max_inputs))
 			inputs[n++] = dir->parts[i].partno;

@@ -299,7 +299,7 @@ pbtree_merge(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("pbtree_merge cannot run during recovery")));
 	rel = abt_open_am_index(indexoid, RowExclusiveLock, "pbtree", ACL_INSERT);
-	n = pbt_merge(rel, maxp);
+	n = pbt_merge(rel, maxp, false);
 	relation_close(rel, RowExclusiveLock);
 	PG_RETURN_INT32(n);
 }
