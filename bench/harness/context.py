@@ -89,6 +89,9 @@ class Context:
         self.features["abtree_ndistinct"] = ext and cur.fetchone()[0]
         for e in ("pg_prewarm", "tsm_system_rows"):
             self.features[e] = try_sql(e, f"CREATE EXTENSION IF NOT EXISTS {e}")
+        cur.execute("SELECT EXISTS (SELECT 1 FROM pg_am WHERE amname = 'pbtree') "
+                    "AND to_regproc('pbtree_stats') IS NOT NULL")
+        self.features["pbtree"] = ext and cur.fetchone()[0]
         self.features["mvstore"] = False
         if ext:
             cur.execute("SELECT to_regclass('abtree_mvstore') IS NOT NULL "
@@ -203,16 +206,22 @@ class Context:
 
     # -- pgbench -----------------------------------------------------------------------
     def pgbench(self, script, clients=1, seconds=10, db=None, seed=1, defines=None,
-                protocol="prepared"):
+                protocol="prepared", timeout=None):
         """Run bench/pgbench/<script> for `seconds` with `clients` clients (one thread each);
-        returns {"tps", "latency_ms", "transactions"}.  Failed transactions raise."""
+        returns {"tps", "latency_ms", "transactions"}.  Failed transactions raise, and so
+        does a run still going after `timeout` seconds (pgbench is killed; its backends are
+        left to the caller)."""
         cmd = [os.path.join(self.cluster.bindir, "pgbench"), "-n", "-M", protocol,
                "-c", str(clients), "-j", str(clients), "-T", str(seconds),
                f"--random-seed={seed}", "-f", os.path.join(PGBENCH_DIR, script)]
         for k, v in (defines or {}).items():
             cmd += ["-D", f"{k}={v}"]
-        r = subprocess.run(cmd + [db or self.db], capture_output=True, text=True,
-                           env=self.cluster.client_env())
+        try:
+            r = subprocess.run(cmd + [db or self.db], capture_output=True, text=True,
+                               env=self.cluster.client_env(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"pgbench {script} did not finish its {seconds} s run within "
+                               f"{timeout} s (killed)")
         out = r.stdout + r.stderr
         tps = re.search(r"^tps = ([0-9.]+)", out, re.M)
         if r.returncode != 0 or not tps:

@@ -30,6 +30,8 @@ FEATURES = {
     "tsm_system_rows": "contrib tsm_system_rows",
     "abtree_ndistinct": "the SQL function abtree_ndistinct(tbl, columns, sample_rows, method, "
                        "seed) (multi-column estimators, branch ndistinct)",
+    "pbtree": "the pbtree index access method and pbtree_stats() (pg_am has no 'pbtree' after "
+              "CREATE EXTENSION abtree)",
     "mvstore": "the multi-version weight store (no view abtree_mvstore or setting abtree.mvstore "
                "after CREATE EXTENSION abtree, or abtree.mvstore_size = 0)",
 }
