@@ -653,8 +653,8 @@ def check_uniform(tap, srv, ledger, seed, label, stats):
         dof = sum(1 for m in mass if m > 0) - 1
         p = chi2_sf(stat, dof)
         stats.append(p)
-        zero_drawn = sum(1 for i in ids if i in bucket and weighted
-                         and ledger.rows[table].get(i, (0,) * 5)[4] == 0)
+        weight = {r[0]: r[1] for r in rows}
+        zero_drawn = sum(1 for i in ids if weighted and weight.get(i) == 0)
         tap.ok(len(ids) == DRAWS and strays == 0 and zero_drawn == 0 and p >= ALPHA,
                '%s: swr(%d) on %s via %s %s: chi2 = %.1f, %d dof, p = %.3g'
                % (label, DRAWS, table, idx, 'weighted' if weighted else 'uniform', stat, dof, p),
