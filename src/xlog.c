@@ -18,6 +18,7 @@
  */
 #include "abtree_ext.h"
 #include "abtree/abtree.h"
+#include "pbtree/pbtree.h"
 
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
@@ -49,6 +50,7 @@ static const AbtRecordKind abt_record_kinds[16] = {
 	[XLOG_ABT_PAGES >> 4] = {"PAGES", abt_redo_pages, abt_desc_pages},
 	[XLOG_ABT_VACUUM >> 4] = {"VACUUM", abt_redo_vacuum, abt_desc_vacuum},
 	[XLOG_ABT_MARK_VALID >> 4] = {"MARK_VALID", abt_redo_mark_valid, abt_desc_mark_valid},
+	[XLOG_PBT_FREE >> 4] = {"PBT_FREE", pbt_redo_free, pbt_desc_free},
 };
 
 static const AbtRecordKind *

@@ -106,13 +106,19 @@ abt_writer_alloc(AbtLevelWriter *w)
 	 * pbtree: the free space map can hand the same block to two backends
 	 * (GetFreeIndexPage is not atomic), and a page counts as free by its
 	 * partition number (pbt_page_reusable).  Claim it for our partition,
-	 * which the directory lists, before letting go of the lock.  The page is
-	 * not marked dirty: our pin keeps the buffer in memory until its real
-	 * contents are written, and if we fail first, the old contents on disk
-	 * are as free as before.
+	 * which the directory lists, before letting go of the lock: an empty
+	 * page of ours (a new, all-zero page would count as free whatever its
+	 * number).  The page is not marked dirty: our pin keeps the buffer in
+	 * memory until its real contents are written, and if we fail first, the
+	 * old contents on disk are as free as before.
 	 */
 	if (w->partno != 0)
-		((PageHeader) BufferGetPage(buf))->pd_prune_xid = w->partno;
+	{
+		Page		page = BufferGetPage(buf);
+
+		abt_init_page(page, w->level, w->level == 0 ? ABTP_LEAF : 0);
+		((PageHeader) page)->pd_prune_xid = w->partno;
+	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return buf;
 }

@@ -74,14 +74,15 @@ typedef AbtPageOpaqueData *AbtPageOpaque;
 #define ABTP_META				0x0004
 #define ABTP_HAS_INVALID		0x0008	/* leaf: may hold not-yet-valid entries */
 #define ABTP_SKETCH				0x0010	/* a page of a column's sketch */
+#define ABTP_FILTER				0x0020	/* pbtree: a Bloom filter page */
 
 #define AbtPageGetOpaque(page) ((AbtPageOpaque) PageGetSpecialPointer(page))
 #define AbtPageIsLeaf(opaque)	(((opaque)->flags & ABTP_LEAF) != 0)
 #define AbtPageIsRoot(opaque)	(((opaque)->flags & ABTP_ROOT) != 0)
 #define AbtPageIsRightmost(opaque) ((opaque)->next == InvalidBlockNumber)
-/* internal pages: not leaf, metapage or sketch page */
+/* internal pages: not leaf, metapage, sketch or filter page */
 #define AbtPageIsInternal(opaque) \
-	(((opaque)->flags & (ABTP_LEAF | ABTP_META | ABTP_SKETCH)) == 0)
+	(((opaque)->flags & (ABTP_LEAF | ABTP_META | ABTP_SKETCH | ABTP_FILTER)) == 0)
 
 /* The high key, on every page but the rightmost of its level */
 #define ABT_HIKEY				((OffsetNumber) 1)
@@ -361,6 +362,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_ABT_PAGES			0x30
 #define XLOG_ABT_VACUUM			0x40
 #define XLOG_ABT_MARK_VALID		0x50
+#define XLOG_PBT_FREE			0x60	/* pbtree: partitions freed (src/pbtree) */
 
 /* why an XLOG_ABT_PAGES record was written */
 #define ABT_PAGES_SPLIT			1
@@ -491,7 +493,7 @@ extern void abt_verify_partition(Relation rel, BlockNumber head, uint32 partno, 
 
 /* src/pbtree: the pieces the abtree engine calls for pbtree indexes */
 extern bool pbt_is_pbtree(Relation rel);
-extern bool abtvalidate_opclass(Oid opclassoid);
+extern void abt_fill_amroutine(IndexAmRoutine *amroutine);
 extern Buffer pbt_new_buffer(Relation rel);
 
 #endif							/* ABTREE_H */

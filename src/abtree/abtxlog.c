@@ -437,7 +437,8 @@ abt_mask(char *pagedata, BlockNumber blkno)
 		return;
 	opaque->sid = 0;
 	opaque->flags &= ~ABTP_HAS_INVALID;
-	if (AbtPageIsLeaf(opaque) || (opaque->flags & (ABTP_META | ABTP_SKETCH)))
+	/* only internal pages carry weights; pbtree filter pages have no items */
+	if (AbtPageIsLeaf(opaque) || (opaque->flags & (ABTP_META | ABTP_SKETCH | ABTP_FILTER)))
 		return;
 	for (off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++)
 	{

@@ -14,6 +14,9 @@
 #include "pbtree.h"
 
 #include "access/xloginsert.h"
+#include "access/xlogreader.h"
+#include "access/xlogutils.h"
+#include "storage/standby.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -81,6 +84,31 @@ pbt_read_directory(Relation rel, PbtDirectory *dir)
 	UnlockReleaseBuffer(buf);
 }
 
+/* The mutable partition's head page, read under a share lock (no copy). */
+BlockNumber
+pbt_mutable_head(Relation rel)
+{
+	Buffer		buf = ReadBuffer(rel, PBT_METAPAGE);
+	PbtMetaPageData *meta;
+	BlockNumber head = InvalidBlockNumber;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, buf);
+	pbt_check_meta(rel, BufferGetPage(buf));
+	meta = PbtPageGetMeta(BufferGetPage(buf));
+	for (uint32 i = 0; i < meta->npartitions; i++)
+		if (meta->parts[i].state == PBT_MUTABLE)
+			head = meta->parts[i].head;
+	UnlockReleaseBuffer(buf);
+	if (head == InvalidBlockNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("pbtree index \"%s\" has no mutable partition",
+						RelationGetRelationName(rel)),
+				 errhint("REINDEX the index.")));
+	return head;
+}
+
 PbtPartition *
 pbt_mutable(PbtDirectory *dir)
 {
@@ -119,6 +147,71 @@ pbt_log_meta(Relation rel, Buffer metabuf, Buffer *others, int nothers)
 	for (int i = 0; i < nothers; i++)
 		bufs[i + 1] = others[i];
 	abt_xlog_pages(ABT_PAGES_PBT_DIRECTORY, bufs, nothers + 1);
+}
+
+/*
+ * Freeing partitions is where standbys must act: a query there may still
+ * be reading a freed partition (nothing of the standby's holds back the
+ * primary's horizon), and the primary may reuse its pages now.  So the
+ * record carries the newest safexid of the freed partitions, and redo
+ * cancels the standby queries whose snapshots are that old, as nbtree does
+ * for its deleted pages; then it restores the directory's image.
+ */
+typedef struct xl_pbt_free
+{
+	FullTransactionId horizon;
+} xl_pbt_free;
+
+/* Log the metapage after freeing partitions; in the critical section. */
+void
+pbt_log_free(Relation rel, Buffer metabuf, FullTransactionId horizon)
+{
+	xl_pbt_free xlrec;
+	XLogRecPtr	lsn;
+
+	if (!RelationNeedsWAL(rel))
+		return;
+	xlrec.horizon = horizon;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_PBT_FREE);
+	PageSetLSN(BufferGetPage(metabuf), lsn);
+}
+
+void
+pbt_redo_free(XLogReaderState *record)
+{
+	xl_pbt_free *xlrec = (xl_pbt_free *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (InHotStandby)
+	{
+#if PG_VERSION_NUM >= 160000
+		RelFileLocator locator;
+
+		XLogRecGetBlockTag(record, 0, &locator, NULL, NULL);
+		ResolveRecoveryConflictWithSnapshotFullXid(xlrec->horizon, false, locator);
+#else
+		RelFileNode node;
+
+		XLogRecGetBlockTag(record, 0, &node, NULL, NULL);
+		ResolveRecoveryConflictWithSnapshotFullXid(xlrec->horizon, node);
+#endif
+	}
+	if (XLogReadBufferForRedo(record, 0, &buf) != BLK_RESTORED)
+		elog(PANIC, "pbtree redo: directory image missing");
+	UnlockReleaseBuffer(buf);
+}
+
+void
+pbt_desc_free(StringInfo buf, XLogReaderState *record)
+{
+	xl_pbt_free *xlrec = (xl_pbt_free *) XLogRecGetData(record);
+
+	appendStringInfo(buf, "horizon %u:%u",
+					 EpochFromFullTransactionId(xlrec->horizon),
+					 XidFromFullTransactionId(xlrec->horizon));
 }
 
 /*

@@ -61,9 +61,6 @@ typedef struct PbtMetaPageData
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
 
-/* flag of filter pages (opaque flags, beside abtree's) */
-#define ABTP_FILTER				0x0020
-
 /* page number of a page's partition */
 #define PbtPageGetPartno(page)	(((PageHeader) (page))->pd_prune_xid)
 
@@ -90,12 +87,16 @@ typedef struct PbtDirectory
 
 extern void pbt_read_directory(Relation rel, PbtDirectory *dir);
 extern PbtPartition *pbt_mutable(PbtDirectory *dir);
+extern BlockNumber pbt_mutable_head(Relation rel);
 extern Buffer pbt_lock_meta(Relation rel);
 extern void pbt_log_meta(Relation rel, Buffer metabuf, Buffer *others, int nothers);
 extern BlockNumber pbt_create_tree(Relation rel, uint32 partno, BlockNumber root,
 								   uint32 level, Buffer *headbuf);
 extern void pbt_init_metapage(Page page);
 extern bool pbt_page_reusable(PbtDirectory *dir, Page page);
+extern void pbt_log_free(Relation rel, Buffer metabuf, FullTransactionId horizon);
+extern void pbt_redo_free(XLogReaderState *record);
+extern void pbt_desc_free(StringInfo buf, XLogReaderState *record);
 
 /* pbtfilter.c: Bloom filters of sealed partitions */
 typedef struct PbtFilterBuild PbtFilterBuild;

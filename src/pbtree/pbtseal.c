@@ -426,6 +426,7 @@ pbt_free_dropped(Relation rel)
 	BlockNumber *blocks = palloc(sizeof(BlockNumber) * max);
 	uint32		gone[PBT_MAX_PARTITIONS];
 	int			ngone = 0;
+	FullTransactionId horizon = InvalidFullTransactionId;
 
 	pbt_read_directory(rel, dir);
 	for (int i = 0; i < dir->n; i++)
@@ -436,6 +437,9 @@ pbt_free_dropped(Relation rel)
 			continue;
 		pbt_collect_blocks(rel, p, &blocks, &n, &max);
 		gone[ngone++] = p->partno;
+		if (!FullTransactionIdIsValid(horizon) ||
+			FullTransactionIdFollows(p->safexid, horizon))
+			horizon = p->safexid;
 	}
 	if (ngone > 0)
 	{
@@ -457,7 +461,7 @@ pbt_free_dropped(Relation rel)
 		meta->npartitions = keep;
 		pbt_meta_set_lower(page);
 		MarkBufferDirty(metabuf);
-		pbt_log_meta(rel, metabuf, NULL, 0);
+		pbt_log_free(rel, metabuf, horizon);
 		END_CRIT_SECTION();
 		UnlockReleaseBuffer(metabuf);
 		for (int i = 0; i < n; i++)

@@ -20,6 +20,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::Bin;
 use AbtreeCheck;
+use AbtreeBg;
 use Time::HiRes qw(usleep);
 
 my $cycles = $ENV{PBTREE_CRASH_CYCLES} // 4;
@@ -136,6 +137,45 @@ is($standby->safe_psql('postgres', "SET enable_seqscan = off; $same"),
    'standby answers like the primary');
 my $log = slurp_file($standby->logfile);
 unlike($log, qr/inconsistent page found|PANIC|TRAP/, 'standby: wal_consistency_checking found nothing');
+# Freeing partitions on the primary cancels the standby queries that may
+# still read them (nothing of the standby's holds back the primary, which
+# may now reuse the pages), as nbtree does for deleted pages.  An
+# insert-only table, so that no heap record conflicts instead.
+$standby->append_conf('postgresql.conf', 'max_standby_streaming_delay = 0');
+$standby->reload;
+$primary->safe_psql('postgres', q{
+CREATE TABLE q (k int);
+INSERT INTO q SELECT generate_series(1, 3000);
+CREATE INDEX q_k ON q USING pbtree (k);
+INSERT INTO q SELECT generate_series(3001, 6000);
+SELECT pbtree_seal('q_k');
+INSERT INTO q SELECT generate_series(6001, 9000);
+SELECT pbtree_seal('q_k');
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+my $started = $standby->basedir . '/rr_started';
+my $bg = bg_psql($standby, 'rr', qq{
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET enable_seqscan = off;
+SELECT count(*) FROM q WHERE k < 5000;
+\\! touch $started
+SELECT pg_sleep(60);
+SELECT 'survived';
+});
+ok(bg_wait_file($started), 'standby: a repeatable-read session reads q through pbtree');
+$primary->safe_psql('postgres', q{SELECT pbtree_merge('q_k')});
+$primary->safe_psql('postgres', q{INSERT INTO q VALUES (0)});	# an xid: the drops age
+$primary->safe_psql('postgres', q{SELECT pbtree_merge('q_k')});
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM pbtree_stats('q_k') WHERE state = 'dropped'}),
+   '0', 'primary: the merged partitions are freed');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+bg_finish($bg, 120);
+unlike($bg->{out}, qr/survived/, 'standby: the session reading freed partitions was cancelled');
+ok($standby->log_contains(qr/conflict with recovery/),
+   'standby: the cancel is a recovery conflict') or diag($bg->{err});
+is($standby->safe_psql('postgres', 'SET enable_seqscan = off; SELECT count(*) FROM q WHERE k < 5000'),
+   '5000', 'standby: a new query reads the merged partition');
+
 $standby->promote;
 $standby->safe_psql('postgres',
 	"INSERT INTO p (k, s) SELECT i, 'promoted' FROM generate_series(1, 3000) i");
