@@ -90,7 +90,7 @@ abtbuildphasename(int64 phasenum)
  * Every opclass needs a comparison function (support 1) for its own type,
  * and all its operators must use strategies 1 to 5.
  */
-bool
+static bool
 abtvalidate_opclass(Oid opclassoid)
 {
 	HeapTuple	tup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
@@ -111,12 +111,13 @@ abtvalidate_opclass(Oid opclassoid)
 	return ok;
 }
 
-PG_FUNCTION_INFO_V1(abtree_am_handler);
-
-Datum
-abtree_am_handler(PG_FUNCTION_ARGS)
+/*
+ * abtree's IndexAmRoutine.  pbtree (src/pbtree/pbthandler.c) starts from it:
+ * the same ordered-index properties, options aside, and its own callbacks.
+ */
+void
+abt_fill_amroutine(IndexAmRoutine *amroutine)
 {
-	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
 
 	amroutine->amstrategies = BTMaxStrategyNumber;
 	amroutine->amsupport = 2;
@@ -175,6 +176,15 @@ abtree_am_handler(PG_FUNCTION_ARGS)
 	amroutine->amtranslatestrategy = bttranslatestrategy;
 	amroutine->amtranslatecmptype = bttranslatecmptype;
 #endif
+}
 
+PG_FUNCTION_INFO_V1(abtree_am_handler);
+
+Datum
+abtree_am_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	abt_fill_amroutine(amroutine);
 	PG_RETURN_POINTER(amroutine);
 }

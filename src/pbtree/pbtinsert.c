@@ -57,40 +57,12 @@ pbt_leftmost_leaf(Relation rel, BlockNumber head)
 }
 
 /*
- * Leaves of a partition's tree: the downlinks on level 1 (a few pages even
- * for a partition of thousands of leaves), or 1 for a one-page tree.
+ * Data items on the level of blkno, from blkno rightwards: on level 1 the
+ * leaves below, on the leaf level the entries.
  */
-uint64
-pbt_tree_leaves(Relation rel, BlockNumber head)
+static uint64
+pbt_level_items(Relation rel, BlockNumber blkno)
 {
-	BlockNumber blkno = pbt_leftmost(rel, head, 1);
-	uint64		n = 0;
-
-	while (blkno != InvalidBlockNumber)
-	{
-		Buffer		buf = ReadBuffer(rel, blkno);
-		Page		page;
-		AbtPageOpaque opaque;
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(rel, buf);
-		page = BufferGetPage(buf);
-		opaque = AbtPageGetOpaque(page);
-		if (AbtPageIsLeaf(opaque))
-			n = 1;
-		else
-			n += PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
-		blkno = AbtPageIsLeaf(opaque) ? InvalidBlockNumber : opaque->next;
-		UnlockReleaseBuffer(buf);
-	}
-	return n;
-}
-
-/* Entries of a partition's tree: the items on its leaves */
-uint64
-pbt_count_entries(Relation rel, BlockNumber head)
-{
-	BlockNumber blkno = pbt_leftmost_leaf(rel, head);
 	uint64		n = 0;
 
 	while (blkno != InvalidBlockNumber)
@@ -111,6 +83,30 @@ pbt_count_entries(Relation rel, BlockNumber head)
 	return n;
 }
 
+/*
+ * Leaves of a partition's tree: the downlinks on level 1 (a few pages even
+ * for a partition of thousands of leaves), or 1 for a one-page tree.
+ */
+uint64
+pbt_tree_leaves(Relation rel, BlockNumber head)
+{
+	AbtMetaPageData tree;
+
+	abt_read_meta_at(rel, head, &tree);
+	if (tree.root == InvalidBlockNumber)
+		return 0;
+	if (tree.level == 0)
+		return 1;
+	return pbt_level_items(rel, pbt_leftmost(rel, head, 1));
+}
+
+/* Entries of a partition's tree: the items on its leaves */
+uint64
+pbt_count_entries(Relation rel, BlockNumber head)
+{
+	return pbt_level_items(rel, pbt_leftmost_leaf(rel, head));
+}
+
 bool
 pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique,
@@ -118,7 +114,6 @@ pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 {
 	AbtIndexInfo *info;
 	bool		check;
-	PbtDirectory *dir;
 	BlockNumber head;
 	IndexTuple	itup;
 	AbtKey		key;
@@ -129,18 +124,15 @@ pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	check = ++info->inserts % PBT_CHECK_EVERY == 0;
 	itup = abt_form_leaf(rel, info, values, isnull, ht_ctid, FrozenTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);
-	dir = palloc(sizeof(PbtDirectory));
 
 	LockPage(rel, PBT_LOCK_INSERT, ShareLock);
-	pbt_read_directory(rel, dir);
-	head = pbt_mutable(dir)->head;
+	head = pbt_mutable_head(rel);
 	key.meta = head;
 	abt_insert_entry(rel, &key, itup);
 	UnlockPage(rel, PBT_LOCK_INSERT, ShareLock);
 
 	if (check && pbt_budget_exceeded(rel, pbt_tree_leaves(rel, head)))
 		(void) pbt_seal(rel, false);
-	pfree(dir);
 	pfree(itup);
 	return false;
 }
