@@ -53,6 +53,7 @@ _PG_init(void)
 	abt_install_planner_hooks();
 	swr_install_planner_hook();
 	mvs_register_gc_worker();
+	pbt_install_hooks();
 
 	abt_preloaded = true;
 }

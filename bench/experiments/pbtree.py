@@ -231,11 +231,7 @@ def run_insert(ctx, p):
         tmpl = f"tmpl_{v.name}"
         ctx.clone_db("bench", tmpl)
         if v.name == "pbtree":
-            # No filter on the bulk-built partition: a filter of more than about 200 pages
-            # (1.3M keys at 10 bits) fails with "too many LWLocks taken" (see the notes).
-            ctx.sql(["SET abtree.pbtree_filter_bits = 0",
-                     "CREATE INDEX p_k ON p USING pbtree (k)",
-                     "RESET abtree.pbtree_filter_bits", "CHECKPOINT"], db=tmpl)
+            ctx.sql(["CREATE INDEX p_k ON p USING pbtree (k)", "CHECKPOINT"], db=tmpl)
         if v.name == "nbtree":
             ctx.sql(["CREATE INDEX p_k ON p USING btree (k)", "CHECKPOINT"], db=tmpl)
         if v.name != "heap_only":
@@ -245,18 +241,9 @@ def run_insert(ctx, p):
                              f"table {heap:.1f} MB.")
         ctx.disconnect(tmpl)
     ctx.notes.append(
-        "pbtree's bulk-built first partition has no Bloom filter (built with "
-        "`abtree.pbtree_filter_bits = 0`; the partitions sealed during the runs have filters of "
-        "10 bits per key): with a filter, `CREATE INDEX ... USING pbtree` over these 4M rows "
-        "fails with `ERROR: too many LWLocks taken` (pbt_filter_write locks all of a filter's "
-        "new pages at once, and a filter of 1.3M keys or more at 10 bits has more than the 200 "
-        "LWLocks a process may hold). Filters play no part in inserts.")
-    ctx.notes.append(
-        "The server is restarted before every repetition of every variant. Besides emptying "
-        "shared buffers, this clears pbtree's budget table in shared memory: a database copy "
-        "has a new OID, and the report of the previous copy's index (dropped with its "
-        "database) would otherwise still count against the budget for 10 minutes "
-        "(PBT_REPORT_TTL_MS), sealing later partitions at a fraction of the budget.")
+        "The server is restarted before every repetition of every variant, so that each "
+        "starts with empty shared buffers (and an empty pbtree budget table; a DROP DATABASE "
+        "of the previous copy frees its index's report too).")
     ctx.notes.append("PostgreSQL: the private PostgreSQL 15 copy under /var/tmp/pgb "
                      "(PG_CONFIG=/var/tmp/pgb/usr/lib/postgresql/15/bin/pg_config).")
 
@@ -356,8 +343,7 @@ def run_lookup(ctx, p):
     info = {}
     for v in ctx.variants:
         db = f"lk_{v.name}"
-        # A restart empties pbtree's budget table: the previous variant's index would
-        # otherwise still hold a share of the budget and make this one's partitions smaller.
+        # Each variant from empty shared buffers and an empty pbtree budget table.
         restart_empty(ctx)
         ctx.clone_db("bench", db)
         stmts = [f"ALTER DATABASE {db} SET enable_seqscan = off",
@@ -393,11 +379,8 @@ def run_lookup(ctx, p):
                      + "; ".join("(" + ", ".join(str(c) for c in row) + ")" for row in st))
         ctx.notes.append(line + ".")
         ctx.disconnect(db)
-    ctx.notes.append("The server is restarted before each variant's build and inserts: that "
-                     "clears pbtree's budget table, where the previous database's index would "
-                     "otherwise keep its report for 10 minutes and halve the next one's "
-                     "partitions (a first run without these restarts gave pbtree_nofilter 17 "
-                     "sealed partitions of about 85K entries against pbtree's 11 of 141K).")
+    ctx.notes.append("The server is restarted before each variant's build and inserts, so "
+                     "each starts with empty shared buffers and an empty pbtree budget table.")
     ctx.notes.append("VACUUM ANALYZE after the inserts: the visibility map is set and the "
                      "planner has statistics; VACUUM of a pbtree removes no entries here (no "
                      "dead tuples) and compacts nothing (no closed partitions).")

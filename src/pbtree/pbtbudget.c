@@ -10,8 +10,11 @@
  * their index's mutable size to a small table in shared memory, and when
  * the sum is over the budget the largest partition is sealed (its index's
  * next inserter does it), or any that holds at least its fair share, so
- * that an idle index cannot keep the others from sealing.  Reports older
- * than PBT_REPORT_TTL are ignored (indexes dropped or no longer written).
+ * that an idle index cannot keep the others from sealing.  A DROP of the
+ * index, or of its database, frees its slot (an object access hook), so a
+ * dropped index does not count against the budget; reports older than
+ * PBT_REPORT_TTL are ignored too (indexes no longer written, and drops
+ * whose slot came back from an insert that raced with them).
  *
  * The table is lost on a restart, like everything in our shared memory;
  * the next inserts report again.
@@ -25,7 +28,9 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -57,6 +62,7 @@ typedef struct PbtBudget
 } PbtBudget;
 
 static PbtBudget *pbt_budget = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 
 Size
 pbt_shmem_size(void)
@@ -162,6 +168,55 @@ pbt_budget_forget(Relation rel)
 			s->npages = 0;
 	}
 	SpinLockRelease(&pbt_budget->mutex);
+}
+
+/*
+ * Free the slots of a dropped relation, or of every index of a dropped
+ * database (relid InvalidOid).  If the DROP rolls back, the index's next
+ * inserts report again.
+ */
+static void
+pbt_budget_drop(Oid dbid, Oid relid)
+{
+	SpinLockAcquire(&pbt_budget->mutex);
+	for (int i = 0; i < PBT_BUDGET_SLOTS; i++)
+	{
+		PbtBudgetSlot *s = &pbt_budget->slots[i];
+
+		if (s->relid == InvalidOid || s->dbid != dbid ||
+			(relid != InvalidOid && s->relid != relid))
+			continue;
+		if (s->merge_running)
+		{
+			/* keep the flag for the worker; count nothing, as if stale */
+			s->npages = 0;
+			s->reported = 0;
+		}
+		else
+			memset(s, 0, sizeof(PbtBudgetSlot));
+	}
+	SpinLockRelease(&pbt_budget->mutex);
+}
+
+static void
+pbt_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || pbt_budget == NULL)
+		return;
+	if (classId == RelationRelationId && subId == 0)
+		pbt_budget_drop(MyDatabaseId, objectId);
+	else if (classId == DatabaseRelationId)
+		pbt_budget_drop(objectId, InvalidOid);
+}
+
+void
+pbt_install_hooks(void)
+{
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = pbt_object_access;
 }
 
 static void
