@@ -45,6 +45,7 @@ class Context:
         self.features = {}
         self.feature_details = {}
         self._t0 = start_time
+        self.started = time.monotonic()     # this experiment's start, for its report
         self._conns = {}
 
     # -- setup -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import os
 import platform
 import statistics
 import subprocess
+import time
 
 from .stats import fmt
 
@@ -220,7 +221,8 @@ def write(exp, ctx, results_dir, command, machine, settings_at_start):
     date = dict(machine)["date"]
     L = [f"# {exp.name}: {exp.title}", "",
          f"Reproduces {exp.figure}. {exp.about}".strip(), "",
-         f"Produced by `{command}` ({ctx.mode} mode) on {date}; every variant was measured in "
+         f"Produced by `{command}` ({ctx.mode} mode) on {date}, in "
+         f"{(time.monotonic() - ctx.started) / 60:.1f} minutes; every variant was measured in "
          "this same run, on the same throwaway cluster.", ""]
     L += ["## Results", ""]
     L += [f"- {h}" for h in headline(exp, ctx)] + [""]

@@ -311,6 +311,7 @@ pbt_merge_worker_main(Datum arg)
 	Oid			relid = DatumGetObjectId(arg);
 	Oid			dbid;
 	Relation	rel;
+	int			n;
 
 	memcpy(&dbid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
 	before_shmem_exit(pbt_merge_worker_exit, arg);
@@ -320,18 +321,24 @@ pbt_merge_worker_main(Datum arg)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
 	rel = pbt_worker_open(relid);
 	if (rel != NULL)
 	{
-		int			n = pbt_merge(rel, Max(pbt_merge_threshold, 2), true);
+		/*
+		 * A merge copies index entries and never looks at the heap, so it
+		 * runs without a snapshot: holding one for a long merge would hold
+		 * back every VACUUM's horizon, and the freeing of the partitions
+		 * this very merge drops.  The catalog snapshot of the open goes too
+		 * (and pbt_rewrite drops any that a cache miss takes later).
+		 */
+		InvalidateCatalogSnapshot();
+		n = pbt_merge(rel, Max(pbt_merge_threshold, 2), true);
 
 		if (n > 0)
 			elog(LOG, "abtree: merged %d partitions of pbtree index \"%s\"",
 				 n, RelationGetRelationName(rel));
 		relation_close(rel, RowExclusiveLock);
 	}
-	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
 	proc_exit(0);

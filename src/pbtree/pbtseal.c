@@ -328,6 +328,15 @@ pbt_rewrite(Relation rel, uint32 *inputs, int ninputs, bool merge)
 		pbt_filter_add(fb, itup);
 		abt_tree_writer_add(tw, itup);
 		out.ntuples++;
+
+		/*
+		 * A cache miss (comparators, hash functions) takes a catalog
+		 * snapshot, which keeps an xmin until it is invalidated; the merge
+		 * worker runs no commands that would do that, so a long rewrite
+		 * would hold back every VACUUM's horizon.
+		 */
+		if (out.ntuples % 8192 == 0)
+			InvalidateCatalogSnapshot();
 	}
 	root = abt_tree_writer_finish(tw, &level);
 	pbt_filter_write(fb, out.partno, &out, true);

@@ -6,9 +6,10 @@
 #   - after one VACUUM, the weights are exact (W2), every visible row is in
 #     every index (heapallindexed), and the weighted index sums the weights
 #     of the live rows.
-# Once without and once with data checksums; the first primary has a
-# streaming standby with wal_consistency_checking = abtree, verified at the
-# end.  ABTREE_CRASH_CYCLES sets the number of cycles per primary (default
+# Once without and once with data checksums; the first primary writes with
+# wal_consistency_checking = abtree and has a streaming standby that
+# compares every abtree page it replays with the record's image, verified
+# at the end.  ABTREE_CRASH_CYCLES sets the number of cycles per primary (default
 # 3, for CI); for a long run: ABTREE_CRASH_CYCLES=100 prove ...
 use strict;
 use warnings;
@@ -102,10 +103,10 @@ sub run_cycles
 
 sub new_primary
 {
-	my ($name, @extra) = @_;
+	my ($name, $conf, @extra) = @_;
 	my $node = abtree_node($name,
 		init => { allows_streaming => 1, extra => [@extra] },
-		conf => "max_connections = 30\n");
+		conf => "max_connections = 30\n$conf");
 	create_stress_table($node);
 	$node->safe_psql('postgres', q{
 INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::int, repeat(md5(random()::text), 12)
@@ -114,14 +115,16 @@ INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::i
 	return $node;
 }
 
-# without checksums, with a standby checking every abtree record
-my $primary = new_primary('abt_cc_primary');
+# without checksums, with a standby checking every abtree record: the
+# primary adds a page image to each (wal_consistency_checking is read where
+# the WAL is written; on the standby alone it would check nothing)
+my $primary = new_primary('abt_cc_primary', "wal_consistency_checking = 'abtree'\n");
+# a slot: the images make much WAL, which must wait for a standby that lags
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
 $primary->backup('base');
 my $standby = PostgreSQL::Test::Cluster->new('abt_cc_standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', q{
-wal_consistency_checking = 'abtree'
-});
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'\n");
 $standby->start;
 run_cycles($primary, 'no checksums');
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
@@ -139,7 +142,7 @@ $standby->stop;
 $primary->stop;
 
 # with data checksums
-my $ck = new_primary('abt_cc_checksums', '--data-checksums');
+my $ck = new_primary('abt_cc_checksums', '', '--data-checksums');
 is($ck->safe_psql('postgres', 'SHOW data_checksums'), 'on', 'checksums are on');
 run_cycles($ck, 'checksums');
 $ck->stop;

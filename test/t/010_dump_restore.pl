@@ -1,6 +1,6 @@
 # pg_dump / pg_restore of a database with abtree indexes (weighted and
 # unweighted, sketch on and off, fillfactor, multi-column with DESC,
-# INCLUDE, partial), a chll column and a CREATE STATISTICS object filled by
+# INCLUDE, partial), pbtree indexes of several partitions, a chll column and a CREATE STATISTICS object filled by
 # abtree_ndistinct_store: restored into a fresh database, every index
 # verifies exact and complete, the reloptions survive, queries return what
 # they returned in the source, and sampling and the statistics work.
@@ -38,9 +38,19 @@ CREATE STATISTICS t_st (ndistinct) ON k, g, w FROM t;
 SET abtree.swr_index = 't_k';
 ANALYZE t;
 SELECT abtree_ndistinct_store('t_st', 5000, 0.5);
+-- pbtree: several sealed partitions (one merged) and a mutable one
+CREATE TABLE pb (id int, k int, s text);
+INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(1, 6000) i;
+CREATE INDEX pb_k ON pb USING pbtree (k);
+CREATE INDEX pb_sk ON pb USING pbtree (s, k DESC) INCLUDE (id);
+INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(6001, 9000) i;
+SELECT pbtree_seal('pb_k'), pbtree_seal('pb_sk');
+INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(9001, 10000) i;
+SELECT pbtree_merge('pb_k', 2);
 });
 
 my @indexes = qw(t_k t_kw t_gk t_id t_part);
+my @pbt_indexes = qw(pb_k pb_sk);
 my $reloptions = q{SELECT string_agg(c.relname || ':' || coalesce(array_to_string(c.reloptions, ','), '') ||
   ':' || pg_get_indexdef(c.oid), E'\n' ORDER BY c.relname)
   FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'abtree'};
@@ -57,6 +67,10 @@ SELECT entries, total_weight FROM abtree_stats('t_part');
 SELECT abtree_sketch('t_gk', 1) IS NULL, round(chll_estimate(abtree_sketch('t_k', 1)));
 SELECT string_agg(g || '=' || coalesce(round(chll_estimate(c))::text, 'null'), ',' ORDER BY g) FROM sk;
 SELECT md5(string_agg(coalesce(c::text, '-'), ',' ORDER BY g)) FROM sk;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(id) FROM pb WHERE k BETWEEN 100 AND 900;
+SELECT array_agg(k ORDER BY k DESC) FROM (SELECT k FROM pb WHERE k > 4990 ORDER BY k DESC) s;
+SELECT id FROM pb WHERE s = md5('4242') AND k = (4242 * 7919) % 5000;
 };
 
 my $src_answers = $node->safe_psql('src', $answers);
@@ -74,6 +88,14 @@ for my $idx (@indexes)
 		"SELECT abtree_verify('$idx', heapallindexed => true, exact => true)");
 	is($ret, 0, "restored $idx verifies exact and complete") or diag($err);
 }
+for my $idx (@pbt_indexes)
+{
+	my ($ret, $out, $err) = $node->psql('dst', "SELECT pbtree_verify('$idx', true)");
+	is($ret, 0, "restored pbtree $idx verifies, every row indexed") or diag($err);
+}
+is($node->safe_psql('dst', q{SELECT pg_get_indexdef('pb_sk'::regclass)}),
+	$node->safe_psql('src', q{SELECT pg_get_indexdef('pb_sk'::regclass)}),
+	'the pbtree definition survives');
 is($node->safe_psql('dst', $reloptions), $src_relopts,
 	'reloptions and definitions of the abtree indexes survive');
 is($node->safe_psql('dst', $answers), $src_answers,
