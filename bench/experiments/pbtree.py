@@ -244,8 +244,6 @@ def run_insert(ctx, p):
         "The server is restarted before every repetition of every variant, so that each "
         "starts with empty shared buffers (and an empty pbtree budget table; a DROP DATABASE "
         "of the previous copy frees its index's report too).")
-    ctx.notes.append("PostgreSQL: the private PostgreSQL 15 copy under /var/tmp/pgb "
-                     "(PG_CONFIG=/var/tmp/pgb/usr/lib/postgresql/15/bin/pg_config).")
 
     results = {}
     for clients in p["clients"]:
@@ -384,8 +382,6 @@ def run_lookup(ctx, p):
     ctx.notes.append("VACUUM ANALYZE after the inserts: the visibility map is set and the "
                      "planner has statistics; VACUUM of a pbtree removes no entries here (no "
                      "dead tuples) and compacts nothing (no closed partitions).")
-    ctx.notes.append("PostgreSQL: the private PostgreSQL 15 copy under /var/tmp/pgb "
-                     "(PG_CONFIG=/var/tmp/pgb/usr/lib/postgresql/15/bin/pg_config).")
     ctx.restart(shared_buffers=SETTINGS["shared_buffers"])
 
     queries = [("point hit", "pbtree_lookup_hit.sql", {"maxid": total}),
@@ -499,8 +495,6 @@ def run_pgbench(ctx, p):
         ctx.disconnect(tmpl)
     ctx.notes.append("The server is restarted before every repetition of every variant (see "
                      "pbtree_insert's notes: it also clears pbtree's budget table).")
-    ctx.notes.append("PostgreSQL: the private PostgreSQL 15 copy under /var/tmp/pgb "
-                     "(PG_CONFIG=/var/tmp/pgb/usr/lib/postgresql/15/bin/pg_config).")
 
     results = {}
     for clients in p["clients"]:

@@ -59,6 +59,7 @@ def machine_facts(conn, cluster_dir):
         ("memory", f"{mem_kb / 2**20:.1f} GiB"),
         ("kernel", platform.release()),
         ("PostgreSQL", version),
+        ("pg_config", os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")),
         ("data directory", f"{os.path.dirname(cluster_dir)} ({_filesystem(cluster_dir)})"),
         ("commit", commit or "unknown (not a git checkout)"),
         ("abtree library", lib),

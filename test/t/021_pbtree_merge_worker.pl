@@ -7,7 +7,8 @@
 # test builds five sealed partitions of 250K entries, lets a seal start the
 # worker, and watches pg_stat_activity (in a procedure that commits after
 # every look, so that each look reads fresh backend states) until the worker
-# is gone: it must have been seen, never with an xmin or an xid.  Then one
+# is gone: it must have been seen, never with an xid, and with an xmin only
+# while it starts (reading catalogs), at most one look in ten.  Then one
 # VACUUM frees the merged partitions' pages.
 use strict;
 use warnings;
@@ -78,7 +79,10 @@ SELECT pbtree_seal('m_k');
 my ($seen, $with_xmin, $with_xid) = split /\|/,
   $node->safe_psql('postgres', 'CALL watch_merge(0, 0, 0)');
 cmp_ok($seen, '>', 0, "the merge worker was seen running ($seen looks)");
-is($with_xmin, '0', 'the merge worker never had an xmin');
+# (starting up, the worker reads catalogs, which takes a snapshot for a
+# moment; before the fix, every look saw an xmin)
+cmp_ok($with_xmin * 10, '<=', $seen,
+	"the merge worker had an xmin in at most a tenth of the looks ($with_xmin of $seen)");
 is($with_xid, '0', 'the merge worker never had an xid');
 
 ok($node->wait_for_log(qr/merged \d+ partitions of pbtree index "m_k"/),
