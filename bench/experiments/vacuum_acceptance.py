@@ -13,10 +13,10 @@ from harness import Metric, Stats, Variant, experiment
 from harness import report
 from harness.context import PGBENCH_DIR
 from harness.stats import fmt
+from experiments import mvstore     # the swr counters and the acceptance rate
 
 INDEX = "a_y"
 ROWS_PER_DELETE = 100       # rows one delete_a.sql transaction removes, on average
-SWR_ITEMS = ("rows", "tree_rejects", "invisible")
 COLORS = {"swr": "C0", "bernoulli": "C1"}
 PHASES = ("before the deletes", "deleting", "deleted, before VACUUM", "while VACUUM ran",
           "after VACUUM")
@@ -147,17 +147,7 @@ def fresh_run_db(ctx):
 
 
 def swr_counters(ctx):
-    if not ctx.has("abtree"):
-        return {}
-    rows = ctx.sql("SELECT item, value::bigint FROM abtree_status() WHERE component = 'swr'",
-                   db="run")
-    return dict(rows)
-
-
-def acceptance(before, after):
-    d = {k: after.get(k, 0) - before.get(k, 0) for k in SWR_ITEMS}
-    drawn = d["rows"] + d["tree_rejects"] + d["invisible"]
-    return 100.0 * d["rows"] / drawn if drawn else float("nan")
+    return mvstore.swr_counters(ctx) if ctx.has("abtree") else {}
 
 
 def table_counts(ctx):
@@ -254,7 +244,7 @@ def timeline(ctx, p, name):
                 t_end = time.monotonic()
                 series.append(dict(t=round(now, 1), t_start=t_prev - t0,
                                    samples_s=rows / (t_end - t_prev), queries=queries,
-                                   acceptance=acceptance(prev, swr), deleted=deleted,
+                                   acceptance=mvstore.acceptance(prev, swr), deleted=deleted,
                                    dead=dead))
                 prev, rows, queries, k, t_prev = swr, 0, 0, k + 1, t_end
                 continue
