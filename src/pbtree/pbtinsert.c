@@ -56,15 +56,35 @@ pbt_leftmost_leaf(Relation rel, BlockNumber head)
 	return pbt_leftmost(rel, head, 0);
 }
 
+void
+pbt_block_list_push(PbtBlockList *l, BlockNumber blkno)
+{
+	if (l->n == l->max)
+	{
+		l->max = Max(64, 2 * l->max);
+		l->blocks = l->blocks ? repalloc(l->blocks, sizeof(BlockNumber) * l->max) :
+			palloc(sizeof(BlockNumber) * l->max);
+	}
+	l->blocks[l->n++] = blkno;
+}
+
 /*
- * Data items on the level of blkno, from blkno rightwards: on level 1 the
- * leaves below, on the leaf level the entries.
+ * Walk one level of a partition's tree from blkno rightwards, one page
+ * share-locked at a time, and return its data items (on level 1 the leaves
+ * below, on the leaf level the entries).  Every page must be in partition
+ * partno (PBT_ANY_PARTNO: not checked).  With blocks, each page's number is
+ * appended; with down, it gets the first page's leftmost child
+ * (InvalidBlockNumber on the leaf level).
  */
-static uint64
-pbt_level_items(Relation rel, BlockNumber blkno)
+uint64
+pbt_walk_level(Relation rel, BlockNumber blkno, uint32 partno,
+			   PbtBlockList *blocks, BlockNumber *down)
 {
 	uint64		n = 0;
+	bool		first = true;
 
+	if (down)
+		*down = InvalidBlockNumber;
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf = ReadBuffer(rel, blkno);
@@ -75,7 +95,15 @@ pbt_level_items(Relation rel, BlockNumber blkno)
 		abt_check_page(rel, buf);
 		page = BufferGetPage(buf);
 		opaque = AbtPageGetOpaque(page);
+		if (partno != PBT_ANY_PARTNO && PbtPageGetPartno(page) != partno)
+			elog(ERROR, "pbtree: block %u is not in partition %u", blkno, partno);
 		n += PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
+		if (blocks)
+			pbt_block_list_push(blocks, blkno);
+		if (down && first && !AbtPageIsLeaf(opaque))
+			*down = AbtDownlinkGetChild((IndexTuple)
+										PageGetItem(page, PageGetItemId(page, AbtFirstDataOffset(opaque))));
+		first = false;
 		blkno = opaque->next;
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
@@ -97,14 +125,14 @@ pbt_tree_leaves(Relation rel, BlockNumber head)
 		return 0;
 	if (tree.level == 0)
 		return 1;
-	return pbt_level_items(rel, pbt_leftmost(rel, head, 1));
+	return pbt_walk_level(rel, pbt_leftmost(rel, head, 1), PBT_ANY_PARTNO, NULL, NULL);
 }
 
 /* Entries of a partition's tree: the items on its leaves */
 uint64
 pbt_count_entries(Relation rel, BlockNumber head)
 {
-	return pbt_level_items(rel, pbt_leftmost_leaf(rel, head));
+	return pbt_walk_level(rel, pbt_leftmost_leaf(rel, head), PBT_ANY_PARTNO, NULL, NULL);
 }
 
 bool

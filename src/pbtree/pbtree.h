@@ -114,6 +114,20 @@ extern double pbt_filter_fpr(PbtPartition *part, int which);
 /* pbtinsert.c */
 extern uint64 pbt_tree_leaves(Relation rel, BlockNumber head);
 extern uint64 pbt_count_entries(Relation rel, BlockNumber head);
+
+/* a growing list of block numbers (pbt_walk_level's output) */
+typedef struct PbtBlockList
+{
+	BlockNumber *blocks;
+	int			n;
+	int			max;
+} PbtBlockList;
+
+#define PBT_ANY_PARTNO	0xFFFFFFFF	/* pbt_walk_level: no partition check */
+
+extern void pbt_block_list_push(PbtBlockList *l, BlockNumber blkno);
+extern uint64 pbt_walk_level(Relation rel, BlockNumber blkno, uint32 partno,
+							 PbtBlockList *blocks, BlockNumber *down);
 extern BlockNumber pbt_leftmost_leaf(Relation rel, BlockNumber head);
 extern bool pbtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 					  Relation heapRel, IndexUniqueCheck checkUnique,

@@ -374,51 +374,20 @@ pbt_drop_orphans(Relation rel)
 	UnlockReleaseBuffer(metabuf);
 }
 
-/* Append the blocks of a dropped partition's tree and filters to *blocks */
+/* Append the blocks of a dropped partition's tree and filters to blocks */
 static void
-pbt_collect_blocks(Relation rel, PbtPartition *p, BlockNumber **blocks, int *n, int *max)
+pbt_collect_blocks(Relation rel, PbtPartition *p, PbtBlockList *blocks)
 {
 	AbtMetaPageData tree;
-	BlockNumber left;
+	BlockNumber level;
 
-#define PBT_PUSH(b) \
-	do { \
-		if (*n == *max) { *max *= 2; *blocks = repalloc(*blocks, sizeof(BlockNumber) * *max); } \
-		(*blocks)[(*n)++] = (b); \
-	} while (0)
-
-	PBT_PUSH(p->head);
+	pbt_block_list_push(blocks, p->head);
 	for (uint32 f = 0; f < p->filter_pages * p->nfilters; f++)
-		PBT_PUSH(p->filter_start + f);
+		pbt_block_list_push(blocks, p->filter_start + f);
 	abt_read_meta_at(rel, p->head, &tree);
 	/* level by level, from the root down, each from its leftmost page */
-	left = tree.root;
-	while (left != InvalidBlockNumber)
-	{
-		BlockNumber blkno = left;
-
-		left = InvalidBlockNumber;
-		for (bool first = true; blkno != InvalidBlockNumber; first = false)
-		{
-			Buffer		buf = ReadBuffer(rel, blkno);
-			Page		page;
-			AbtPageOpaque opaque;
-
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			abt_check_page(rel, buf);
-			page = BufferGetPage(buf);
-			opaque = AbtPageGetOpaque(page);
-			if (PbtPageGetPartno(page) != p->partno)
-				elog(ERROR, "pbtree: block %u is not in partition %u", blkno, p->partno);
-			PBT_PUSH(blkno);
-			if (first && !AbtPageIsLeaf(opaque))
-				left = AbtDownlinkGetChild((IndexTuple)
-										   PageGetItem(page, PageGetItemId(page, AbtFirstDataOffset(opaque))));
-			blkno = opaque->next;
-			UnlockReleaseBuffer(buf);
-		}
-	}
-#undef PBT_PUSH
+	for (level = tree.root; level != InvalidBlockNumber;)
+		(void) pbt_walk_level(rel, level, p->partno, blocks, &level);
 }
 
 /*
@@ -431,9 +400,7 @@ void
 pbt_free_dropped(Relation rel)
 {
 	PbtDirectory *dir = palloc(sizeof(PbtDirectory));
-	int			max = 64;
-	int			n = 0;
-	BlockNumber *blocks = palloc(sizeof(BlockNumber) * max);
+	PbtBlockList blocks = {0};
 	uint32		gone[PBT_MAX_PARTITIONS];
 	int			ngone = 0;
 	FullTransactionId horizon = InvalidFullTransactionId;
@@ -445,7 +412,7 @@ pbt_free_dropped(Relation rel)
 
 		if (p->state != PBT_DROPPED || !GlobalVisCheckRemovableFullXid(NULL, p->safexid))
 			continue;
-		pbt_collect_blocks(rel, p, &blocks, &n, &max);
+		pbt_collect_blocks(rel, p, &blocks);
 		gone[ngone++] = p->partno;
 		if (!FullTransactionIdIsValid(horizon) ||
 			FullTransactionIdFollows(p->safexid, horizon))
@@ -474,11 +441,12 @@ pbt_free_dropped(Relation rel)
 		pbt_log_free(rel, metabuf, horizon);
 		END_CRIT_SECTION();
 		UnlockReleaseBuffer(metabuf);
-		for (int i = 0; i < n; i++)
-			RecordFreeIndexPage(rel, blocks[i]);
+		for (int i = 0; i < blocks.n; i++)
+			RecordFreeIndexPage(rel, blocks.blocks[i]);
 		IndexFreeSpaceMapVacuum(rel);
 	}
-	pfree(blocks);
+	if (blocks.blocks)
+		pfree(blocks.blocks);
 	pfree(dir);
 }
 
