@@ -70,6 +70,9 @@ static const struct config_enum_entry abt_weight_protocol_options[] = {
 int			abt_debug_pass_pause = 0;
 int			abt_debug_pass_pause_level = -1;
 
+/* Testing aid: a draw waits for this key between a page and its child. */
+int			abt_debug_sample_pause = 0;
+
 /* Only the syntax: names are looked up when a query samples. */
 static bool
 abt_check_swr_index(char **newval, void **extra, GucSource source)
@@ -161,6 +164,15 @@ abt_define_gucs(void)
 							"Testing aid: makes abtree weight passes wait for this advisory lock key.",
 							"0 turns it off. The pass waits, holding no buffer lock, for a shared lock on the key (as pg_advisory_lock_shared) before it locks a child page; a test holds the key exclusively to stop it there.",
 							&abt_debug_pass_pause,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_sample_pause",
+							"Testing aid: makes abtree draws wait for this advisory lock key.",
+							"0 turns it off. A draw waits, holding no buffer lock, for a shared lock on the key (as pg_advisory_lock_shared) after it read a downlink's weight and before it locks the child page; a test holds the key exclusively to stop it there.",
+							&abt_debug_sample_pause,
 							0, 0, INT_MAX,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,

@@ -61,22 +61,29 @@ typedef enum AbtSettle
 #define abt_count(counter) pg_atomic_fetch_add_u64(&abt_shared->counter, 1)
 
 /*
- * Testing aid (abtree.debug_pass_pause): wait for the advisory lock key in
- * share mode, the way pg_advisory_lock_shared(bigint) would, and let go at
- * once.  The caller holds no buffer lock.
+ * Testing aid (abtree.debug_pass_pause, abtree.debug_sample_pause): wait
+ * for the advisory lock key in share mode, the way
+ * pg_advisory_lock_shared(bigint) would, and let go at once.  The caller
+ * holds no buffer lock.
  */
 void
-abt_debug_pause(int child_level)
+abt_debug_wait(int64 key)
 {
 	LOCKTAG		tag;
-	int64		key = abt_debug_pass_pause;
 
-	if (key == 0 || (abt_debug_pass_pause_level >= 0 &&
-					 abt_debug_pass_pause_level != child_level))
+	if (key == 0)
 		return;
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (key >> 32), (uint32) key, 1);
 	(void) LockAcquire(&tag, ShareLock, false, false);
 	LockRelease(&tag, ShareLock, false);
+}
+
+void
+abt_debug_pause(int child_level)
+{
+	if (abt_debug_pass_pause_level >= 0 && abt_debug_pass_pause_level != child_level)
+		return;
+	abt_debug_wait(abt_debug_pass_pause);
 }
 
 static int

@@ -276,6 +276,7 @@ extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w);
 extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path,
 						   int npath, OffsetNumber *path_offs, uint64 w);
 extern void abt_debug_pause(int child_level);
+extern void abt_debug_wait(int64 key);
 
 /* abtsearch (abtscan.c): reader descent */
 extern Buffer abt_get_root(Relation rel, BlockNumber meta, int access);

@@ -278,7 +278,15 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 		if (expected_hikey)
 			pfree(expected_hikey);
 		expected_hikey = abt_item_hikey(page, off);
-		buf = abt_relandgetbuf(rel, buf, AbtDownlinkGetChild(itup));
+		{
+			BlockNumber child = AbtDownlinkGetChild(itup);
+
+			UnlockReleaseBuffer(buf);
+			abt_debug_wait(abt_debug_sample_pause);
+			buf = ReadBuffer(rel, child);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			abt_check_page(rel, buf);
+		}
 		page = BufferGetPage(buf);
 	}
 }
