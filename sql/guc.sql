@@ -56,6 +56,9 @@ SET abtree.debug_pass_pause_level = -2;
 SET abtree.debug_pass_pause_level = 65;
 SET abtree.debug_pass_pause_level = 0;
 RESET abtree.debug_pass_pause_level;
+SET abtree.debug_sample_pause = -1;
+SET abtree.debug_sample_pause = 'x';
+RESET abtree.debug_sample_pause;
 -- superuser only
 CREATE ROLE abtree_guc_user;
 SET ROLE abtree_guc_user;

@@ -23,6 +23,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_redo",
+	"abtree.debug_sample_pause",
 	"abtree.mvstore",
 	"abtree.mvstore_gc_interval",
 	"abtree.mvstore_size",

@@ -363,7 +363,7 @@ abt_build_parent_level(Relation index, AbtLevelWriter *below, AbtLevelWriter *w)
 				abt_writer_finish_page(w, false);
 		}
 		if (PageGetMaxOffsetNumber(w->page) == InvalidOffsetNumber)
-			downlink = abt_make_nokey_pivot(child->blkno, child->weight);
+			downlink = abt_make_nokey_pivot(child->blkno, child->weight, 0);
 		abt_writer_put(w, downlink);
 		w->weight += child->weight;
 		w->last = downlink;

@@ -161,7 +161,12 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	bool		leaf = AbtPageIsLeaf(opaque);
-	uint16		flags = opaque->flags & ABTP_LEAF;
+
+	/*
+	 * Page flags that summarize the items are kept for both halves, then
+	 * recomputed for each: a not-valid entry may go either way.
+	 */
+	uint16		flags = opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID);
 	OffsetNumber off;
 
 	abt_init_page(left, opaque->level, flags);
@@ -187,10 +192,17 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
+		/* the same downlink, without its key: it keeps weight and RID */
 		if (!leaf && off == plan->splitoff)
 			itup = abt_make_nokey_pivot(AbtDownlinkGetChild(itup),
-										AbtPivotGetAux(itup)->weight);
+										AbtPivotGetAux(itup)->weight,
+										AbtPivotGetAux(itup)->rid);
 		abt_page_add(right, itup, InvalidOffsetNumber);
+	}
+	if (leaf)
+	{
+		abt_leaf_update_invalid_flag(left);
+		abt_leaf_update_invalid_flag(right);
 	}
 }
 
@@ -271,6 +283,8 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 		AbtPageGetOpaque(BufferGetPage(sbuf))->prev = BufferGetBlockNumber(rbuf);
 	daux->weight = wl;
 	daux->rid++;
+	/* a new downlink; see abt_pass_add_intact for why its RID is harmless */
+	AbtPivotGetAux(sep)->rid = daux->rid;
 	abt_page_add(parent, sep, OffsetNumberNext(pe->off));
 	AbtPageGetOpaque(parent)->sid++;
 	bufs[nbufs++] = pe->buf;
@@ -347,7 +361,7 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 	goright = abt_follow_half(ist, 1, plan, left, right);
 
 	/* no palloc inside the critical section */
-	first = abt_make_nokey_pivot(BufferGetBlockNumber(buf), wl);
+	first = abt_make_nokey_pivot(BufferGetBlockNumber(buf), wl, 0);
 	second = abt_make_pivot(rel, plan->lefthikey, false, BufferGetBlockNumber(rbuf), wr);
 
 	START_CRIT_SECTION();

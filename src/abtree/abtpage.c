@@ -421,8 +421,14 @@ abt_make_pivot(Relation rel, IndexTuple source, bool source_is_leaf,
 	return pivot;
 }
 
+/*
+ * The "minus infinity" downlink.  rid is the RID of the downlink it
+ * replaces, when a split moves a downlink to the front of a right half:
+ * it is the same downlink, and RIDs never go back (src/abtree/README,
+ * "Weight maintenance").
+ */
 IndexTuple
-abt_make_nokey_pivot(BlockNumber child, uint64 weight)
+abt_make_nokey_pivot(BlockNumber child, uint64 weight, uint16 rid)
 {
 	Size		size = MAXALIGN(sizeof(IndexTupleData)) + sizeof(AbtPivotAux);
 	IndexTuple	pivot = palloc0(size);
@@ -432,6 +438,7 @@ abt_make_nokey_pivot(BlockNumber child, uint64 weight)
 	ItemPointerSet(&pivot->t_tid, child, 1);
 	aux = AbtPivotGetAux(pivot);
 	ItemPointerSetInvalid(&aux->heaptid);
+	aux->rid = rid;
 	aux->weight = weight;
 	return pivot;
 }

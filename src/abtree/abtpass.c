@@ -36,6 +36,8 @@ typedef struct AbtPassLevel
 	Buffer		buf;			/* pinned, not locked: the page added on */
 	uint16		sid;			/* its SID just after the add */
 	uint16		rid;			/* the downlink's RID just after the add */
+	BlockNumber child;			/* the downlink's child: (child, rid) names
+								 * the downlink state that has the add */
 } AbtPassLevel;
 
 typedef struct AbtPass
@@ -122,6 +124,7 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 	lv->buf = buf;
 	lv->sid = AbtPageGetOpaque(page)->sid;
 	lv->rid = aux->rid;
+	lv->child = AbtDownlinkGetChild(dl);
 }
 
 /* The root, locked in the pass's mode (exclusively if it is a leaf). */
@@ -149,11 +152,18 @@ abt_pass_lock_root(AbtPass *pass)
 }
 
 /*
- * Is the add on the level above the page p (level lv[n-1]) still there?
- * Locks that page (B-link order: above what we hold), moving right if the
- * downlink to p moved.  If it is, the level is re-based on where the
- * downlink now is and nothing stays locked; if not, *q is the locked page
- * that has the downlink to p.
+ * Is the add on the level above the page p (level lv[n-1]) still counted
+ * by the downlink that now leads to p?  Locks that page (B-link order:
+ * above what we hold), moving right if the downlink to p moved.  It is if
+ * that downlink is the one we added on (same child) and was not
+ * recomputed since (same RID: RIDs only go up, also when a split copies a
+ * downlink, and the downlink to a block is made once, so (child, RID)
+ * names one state of one downlink).  If it is, the level is re-based on
+ * where the downlink now is and nothing stays locked; if not, *q is the
+ * locked page that has the downlink to p.  A downlink to p that is not the
+ * one we added on (p is a right half made after the add, defect 2 of
+ * issue 20) may or may not count the add: treated as lost, so at worst an
+ * overcount.
  */
 static bool
 abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
@@ -164,7 +174,7 @@ abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
 	uint16		rid;
 
 	LockBuffer(buf, pass->mode);
-	if (AbtPageGetOpaque(BufferGetPage(buf))->sid == top->sid)
+	if (top->child == p && AbtPageGetOpaque(BufferGetPage(buf))->sid == top->sid)
 	{
 		/* no item of the page changed: no recomputation of any downlink */
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -195,7 +205,7 @@ abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
 		ReleaseBuffer(top->buf);
 		top->buf = buf;
 	}
-	if (rid == top->rid)
+	if (top->child == p && rid == top->rid)
 	{
 		top->sid = AbtPageGetOpaque(BufferGetPage(buf))->sid;
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -269,21 +279,123 @@ abt_pass_settle(AbtPass *pass, Buffer *p, Buffer *c, OffsetNumber *off)
 	return ABT_SETTLE_DESCEND;
 }
 
-/* At the leaf: find the entry and mark it valid, logging the path. */
+/*
+ * A stack for the levels above "level" on the way to key, by a descent
+ * from the root with share locks (one at a time).  The caller holds pages
+ * of "level" and below, exclusively: locking pages above them is the
+ * lock order (src/abtree/README).
+ */
+static void
+abt_pass_stack_above(AbtPass *pass, uint16 level, AbtStack *stack)
+{
+	Buffer		buf = abt_get_root(pass->rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+
+	stack->depth = 0;
+	while (BufferIsValid(buf))
+	{
+		Page		page = BufferGetPage(buf);
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		OffsetNumber off;
+
+		if (opaque->level <= level)
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		if (abt_key_beyond_page(pass->rel, pass->key, page))
+		{
+			buf = abt_relandgetbuf(pass->rel, buf, opaque->next);
+			continue;
+		}
+		if (stack->depth >= ABT_MAX_HEIGHT)
+			elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(pass->rel));
+		off = abt_binsrch_internal(pass->rel, pass->key, page);
+		stack->e[stack->depth].blkno = BufferGetBlockNumber(buf);
+		stack->e[stack->depth].off = off;
+		stack->depth++;
+		buf = abt_relandgetbuf(pass->rel, buf,
+							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
+																			PageGetItemId(page, off))));
+	}
+}
+
+/*
+ * Lock exclusively, bottom-up, the pages from the leaf's parent to the
+ * real root as they are now: path[k] holds the downlink to the page below
+ * it.  On each level the search starts at the page the pass added on
+ * (downlinks only move right); above the highest of those (the root split
+ * since the pass began), or should a level end without the downlink, a
+ * descent by key finds the way.  Returns the number of pages.
+ */
+static int
+abt_pass_lock_path(AbtPass *pass, Buffer leaf, Buffer *path)
+{
+	AbtStack	stack;
+	Buffer		cur = leaf;
+	int			level_index;
+	int			n = 0;
+	int			k;
+	bool		searched = false;
+
+	stack.depth = pass->n;
+	for (k = 0; k < pass->n; k++)
+	{
+		stack.e[k].blkno = BufferGetBlockNumber(pass->lv[k].buf);
+		stack.e[k].off = InvalidOffsetNumber;
+	}
+	level_index = stack.depth - 1;
+	while (!AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(cur))))
+	{
+		OffsetNumber off;
+		Buffer		parent = InvalidBuffer;
+
+		if (n >= ABT_MAX_HEIGHT)
+			elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(pass->rel));
+		if (level_index >= 0)
+			parent = abt_lock_parent(pass->rel, &stack, level_index, BufferGetBlockNumber(cur),
+									 BUFFER_LOCK_EXCLUSIVE, &off);
+		if (!BufferIsValid(parent))
+		{
+			if (searched)
+				elog(ERROR, "abtree: no downlink to block %u in index \"%s\"",
+					 BufferGetBlockNumber(cur), RelationGetRelationName(pass->rel));
+			abt_pass_stack_above(pass, AbtPageGetOpaque(BufferGetPage(cur))->level, &stack);
+			level_index = stack.depth - 1;
+			searched = true;
+			continue;
+		}
+		level_index--;
+		searched = false;
+		path[n++] = parent;
+		cur = parent;
+	}
+	return n;
+}
+
+/*
+ * At the leaf: find the entry and mark it valid.  The record names the
+ * path from the leaf to the root as it is now, held exclusively: redo
+ * recomputes every downlink on it (other passes' redo may have recomputed
+ * them without our entry), and the exclusive locks order the record after
+ * every hint-style image of those pages that was copied before our adds.
+ */
 static void
 abt_pass_finish(AbtPass *pass, Buffer leaf)
 {
 	Buffer		path[ABT_MAX_HEIGHT];
 	OffsetNumber off;
+	int			npath = 0;
 	int			k;
 
 	off = abt_find_leaf_entry(pass->rel, pass->key, BufferGetPage(leaf));
 	if (off == InvalidOffsetNumber)
 		elog(ERROR, "abtree: new entry not found in index \"%s\"",
 			 RelationGetRelationName(pass->rel));
-	for (k = 0; k < pass->n; k++)
-		path[k] = pass->lv[pass->n - 1 - k].buf;
-	abt_mark_valid(pass->rel, leaf, off, path, pass->n, NULL, 0);
+	if (pass->logged)
+		npath = abt_pass_lock_path(pass, leaf, path);
+	abt_mark_valid(pass->rel, leaf, off, path, npath, NULL, 0);
+	for (k = 0; k < npath; k++)
+		UnlockReleaseBuffer(path[k]);
 	UnlockReleaseBuffer(leaf);
 	abt_pass_drop_levels(pass);
 }
@@ -368,11 +480,13 @@ restart:
 
 /*
  * Mark the entry at off of the exclusively locked leaf valid, and log it
- * with the pages above on which its weight was added, leaf side first
- * (redo recomputes their downlinks).  With path_offs (path_exclusive), the
- * caller holds those pages exclusively and w is added here, at
- * path_offs[k] on path[k], in the same critical section as the record;
- * otherwise the pass has added already and the pages are only pinned.
+ * with the pages from the leaf's parent to the root, leaf side first,
+ * which the caller holds exclusively (redo recomputes their downlinks).
+ * With path_offs (path_exclusive), w is added here, at path_offs[k] on
+ * path[k], in the same critical section as the record; otherwise the pass
+ * has added already.  Either way the path pages are marked dirty here for
+ * real: MarkBufferDirtyHint, which the pass's adds used, may leave a page
+ * clean, and the record relies on the adds.
  */
 void
 abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int npath,
@@ -386,27 +500,12 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	AbtSketchHashes hashes;
 	AbtSketchOp sketch;
 	int			k;
-	bool		lock_for_copy;
 
 	if (path_offs)
 		mvs_writer_begin(&versions, rel);
 	/* the entry's values join the sketches as it becomes valid (S1) */
 	abt_sketch_hash_tuple(rel, itup, &hashes);
 	abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
-
-	/*
-	 * wal_consistency_checking puts an image of every registered page into
-	 * the record.  The pages of a share-lock pass are only pinned here, and
-	 * other passes add to them under share locks: an add between the
-	 * record's CRC and its copy into WAL would leave a record that fails
-	 * its CRC, ending recovery and replication there.  So hold them
-	 * exclusively for the record: leaf side first and before the sketch
-	 * pages, VACUUM's order.
-	 */
-	lock_for_copy = !path_offs && RelationNeedsWAL(rel) &&
-		wal_consistency_checking[ABTREE_RMGR_ID];
-	for (k = 0; lock_for_copy && k < npath; k++)
-		LockBuffer(path[k], BUFFER_LOCK_EXCLUSIVE);
 	abt_sketch_lock(&sketch, rel, &hashes);
 	START_CRIT_SECTION();
 	/* root side first, as a pass would: see mvs_add */
@@ -416,8 +515,9 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 		IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, path_offs[k]));
 
 		mvs_add(&versions, AbtDownlinkGetChild(dl), &AbtPivotGetAux(dl)->weight, w, false);
-		MarkBufferDirty(path[k]);
 	}
+	for (k = 0; k < npath; k++)
+		MarkBufferDirty(path[k]);
 	abt_set_leaf_xmin(itup, xid);
 	abt_leaf_note_xid(page, xid);
 	AbtPageGetOpaque(page)->sid++;
@@ -426,10 +526,7 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	abt_sketch_apply(&sketch, &hashes, true);
 	abt_sketch_mark_dirty(&sketch);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_mark_valid(leaf, off, xid, path, npath, path_offs != NULL, weighted,
-							&sketch);
+		abt_xlog_mark_valid(leaf, off, xid, path, npath, weighted, &sketch);
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
-	for (k = 0; lock_for_copy && k < npath; k++)
-		LockBuffer(path[k], BUFFER_LOCK_UNLOCK);
 }

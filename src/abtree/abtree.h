@@ -223,7 +223,7 @@ extern IndexTuple abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values,
 								bool *isnull, ItemPointer heaptid, TransactionId xid);
 extern IndexTuple abt_make_pivot(Relation rel, IndexTuple source, bool source_is_leaf,
 								 BlockNumber child, uint64 weight);
-extern IndexTuple abt_make_nokey_pivot(BlockNumber child, uint64 weight);
+extern IndexTuple abt_make_nokey_pivot(BlockNumber child, uint64 weight, uint16 rid);
 extern ItemPointer abt_tuple_heaptid(IndexTuple itup, bool pivot);
 extern uint64 abt_page_weight(Page page, bool weighted);
 extern bool abt_pivot_key_equal(IndexTuple a, IndexTuple b);
@@ -380,7 +380,7 @@ extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
 							Buffer *path, int npath, bool weighted,
 							struct AbtSketchOp *sketch);
 extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid,
-								Buffer *path, int npath, bool path_locked, bool weighted,
+								Buffer *path, int npath, bool weighted,
 								struct AbtSketchOp *sketch);
 extern void abt_redo_insert_leaf(XLogReaderState *record);
 extern void abt_redo_set_weight(XLogReaderState *record);

@@ -82,6 +82,22 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 }
 
 /*
+ * An unweighted leaf whose entries are all valid weighs one per entry: a
+ * draw indexes it directly instead of summing.  (With a not-yet-valid
+ * entry on the page, positions would no longer match weights, hence the
+ * flag, which splits keep for both halves.)
+ */
+static bool
+abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd, Page page)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	return AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
+		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
+		!(opaque->flags & ABTP_HAS_INVALID);
+}
+
+/*
  * Consume *r over the items of a page: returns the offset where *r falls
  * (and leaves in *r its position inside that item), or InvalidOffsetNumber
  * after subtracting the whole page's weight from *r.
@@ -94,14 +110,7 @@ abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	OffsetNumber off;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 
-	/*
-	 * An unweighted leaf whose entries are all valid weighs one per entry:
-	 * index it directly instead of summing.  (With a not-yet-valid entry on
-	 * the page, positions would no longer match weights, hence the flag.)
-	 */
-	if (AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
-		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
-		!(opaque->flags & ABTP_HAS_INVALID))
+	if (abt_leaf_counts_entries(info, range, rd, page))
 	{
 		int			n = maxoff - AbtFirstDataOffset(opaque) + 1;
 
@@ -133,6 +142,16 @@ abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 		 off <= PageGetMaxOffsetNumber(page); off++)
 		sum += (double) abt_item_weight(rel, info, range, rd, page, off);
 	return sum;
+}
+
+/* The weight of a page as this draw sees it. */
+static double
+abt_draw_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+					 MvsReader *rd, Page page)
+{
+	if (abt_leaf_counts_entries(info, range, rd, page))
+		return (double) (PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(AbtPageGetOpaque(page)) + 1);
+	return abt_range_page_weight(rel, info, range, rd, page);
 }
 
 /* Does page end where its parent's downlink said, i.e. has it not split? */
@@ -241,31 +260,22 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 
 	for (;;)
 	{
-		AbtPageOpaque opaque = AbtPageGetOpaque(page);
 		OffsetNumber off = abt_choose_item(rel, info, range, rd, page, &r);
 		IndexTuple	itup;
+		double		dw;
+		BlockNumber child;
 
 		if (off == InvalidOffsetNumber)
 		{
-			/*
-			 * r is past this page.  If this is the page the parent's downlink
-			 * ended at, the parent overcounted: reject.  Otherwise the child
-			 * split after we read the parent, and the rest is to the right.
-			 */
-			if (abt_page_ends_at(page, expected_hikey) || AbtPageIsRightmost(opaque))
-			{
-				UnlockReleaseBuffer(buf);
-				if (expected_hikey)
-					pfree(expected_hikey);
-				return false;
-			}
-			buf = abt_relandgetbuf(rel, buf, opaque->next);
-			page = BufferGetPage(buf);
-			continue;
+			/* r is past this page: its parent's downlink overcounted */
+			UnlockReleaseBuffer(buf);
+			if (expected_hikey)
+				pfree(expected_hikey);
+			return false;
 		}
 
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		if (AbtPageIsLeaf(opaque))
+		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
 		{
 			*result = itup->t_tid;
 			UnlockReleaseBuffer(buf);
@@ -274,20 +284,37 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			return true;
 		}
 
-		/* remember where the child's key range ends, then go down */
+		/* remember the downlink's weight and where its key range ends */
+		dw = (double) abt_item_weight(rel, info, range, rd, page, off);
 		if (expected_hikey)
 			pfree(expected_hikey);
 		expected_hikey = abt_item_hikey(page, off);
-		{
-			BlockNumber child = AbtDownlinkGetChild(itup);
-
-			UnlockReleaseBuffer(buf);
-			abt_debug_wait(abt_debug_sample_pause);
-			buf = ReadBuffer(rel, child);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			abt_check_page(rel, buf);
-		}
+		child = AbtDownlinkGetChild(itup);
+		UnlockReleaseBuffer(buf);
+		abt_debug_wait(abt_debug_sample_pause);
+		buf = ReadBuffer(rel, child);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
 		page = BufferGetPage(buf);
+
+		/*
+		 * r is uniform on [0, dw).  If the child now weighs more than dw
+		 * (an insert's weight pass added below it after we read the
+		 * downlink) the units past dw could not be reached, so the child's
+		 * last entries would be drawn too rarely: reject the attempt
+		 * instead.  Likewise if the child split since we read its parent
+		 * (its key range now spans pages).  Neither depends on r, so the
+		 * accepted draws keep their probabilities (src/abtree/README,
+		 * "Sampling").
+		 */
+		if (!abt_page_ends_at(page, expected_hikey) ||
+			abt_draw_page_weight(rel, info, range, rd, page) > dw)
+		{
+			UnlockReleaseBuffer(buf);
+			if (expected_hikey)
+				pfree(expected_hikey);
+			return false;
+		}
 	}
 }
 

@@ -164,28 +164,18 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 }
 
 /*
- * The pages of a weight pass are only pinned when it ends (or locked and
- * changed, for path_exclusive).  Pinned ones go in without an image: their
- * changes are hint-like adds that redo recomputes, and their page LSN stays
- * (we may not set it without an exclusive lock).  wal_consistency_checking
- * copies every registered page: then abt_mark_valid holds them exclusively.
+ * The path is the leaf's parent up to the root, held exclusively by the
+ * caller: an ordinary registration, with full-page images after a
+ * checkpoint and the page LSNs set (src/abtree/README, "Weights and WAL").
  */
 void
 abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *path,
-					int npath, bool path_locked, bool weighted, AbtSketchOp *sketch)
+					int npath, bool weighted, AbtSketchOp *sketch)
 {
 	xl_abt_mark_valid xlrec;
 	XLogRecPtr	lsn;
-	uint8		flags = REGBUF_STANDARD;
 	int			i;
 
-	if (!path_locked)
-	{
-		flags |= REGBUF_NO_IMAGE;
-#ifdef REGBUF_NO_CHANGE
-		flags |= REGBUF_NO_CHANGE;
-#endif
-	}
 	xlrec.xid = xid;
 	xlrec.off = off;
 	xlrec.weighted = weighted;
@@ -194,12 +184,12 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
 	for (i = 0; i < npath; i++)
-		XLogRegisterBuffer(i + 1, path[i], flags);
+		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
 	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
 	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
-	for (i = 0; path_locked && i < npath; i++)
+	for (i = 0; i < npath; i++)
 		PageSetLSN(BufferGetPage(path[i]), lsn);
 }
 
@@ -257,11 +247,15 @@ abt_redo_set_weight(XLogReaderState *record)
 
 /*
  * Blocks 1.. of a VACUUM or MARK_VALID record: on each, set the downlink to
- * the block before it to that block's weight, bottom-up.  A downlink that
- * is not there any more moved right in a split whose page images carry
- * the weight already.  bufs[0] is the leaf, done by the caller; all stay
- * locked until the caller releases them, so no reader on a standby sees a
- * leaf whose ancestors do not count it yet.
+ * the block before it to that block's weight, bottom-up.  The blocks are
+ * the path from the leaf to the root as it was when the record was written
+ * (the writer held it exclusively), so each holds the downlink to the one
+ * before it.  Every path goes up to the root: another record's redo may
+ * have recomputed an upper downlink from a page that did not count this
+ * entry yet, so this redo must recompute every level, not trust what is
+ * there.  bufs[0] is the leaf, done by the caller; all stay locked until
+ * the caller releases them, so no reader on a standby sees a leaf whose
+ * ancestors do not count it yet.
  */
 static void
 abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool weighted)
@@ -279,7 +273,10 @@ abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool w
 		page = BufferGetPage(bufs[i]);
 		XLogRecGetBlockTag(record, i - 1, NULL, NULL, &child);
 		off = abt_find_downlink(page, child, InvalidOffsetNumber);
-		if (off != InvalidOffsetNumber && BufferIsValid(bufs[i - 1]))
+		if (off == InvalidOffsetNumber)
+			elog(WARNING, "abtree redo: no downlink to block %u on block %u; VACUUM the index to repair its weights",
+				 child, BufferGetBlockNumber(bufs[i]));
+		else if (BufferIsValid(bufs[i - 1]))
 			AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, off)))->weight =
 				abt_page_weight(BufferGetPage(bufs[i - 1]), weighted);
 		abt_redo_finish(record, bufs[i]);
