@@ -288,20 +288,28 @@ abt_pass_settle(AbtPass *pass, Buffer *p, Buffer *c, OffsetNumber *off)
 static void
 abt_pass_stack_above(AbtPass *pass, uint16 level, AbtStack *stack)
 {
-	Buffer		buf = abt_get_root(pass->rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+	AbtMetaPageData meta;
+	Buffer		buf;
 
+	/*
+	 * Not abt_get_root: it may try the cached root, which can be the old
+	 * root the caller holds.  A root from the metapage is above "level"
+	 * even if it has split since.
+	 */
+	abt_read_meta(pass->rel, &meta);
+	buf = ReadBuffer(pass->rel, meta.root);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(pass->rel, buf);
 	stack->depth = 0;
-	while (BufferIsValid(buf))
+	for (;;)
 	{
 		Page		page = BufferGetPage(buf);
 		AbtPageOpaque opaque = AbtPageGetOpaque(page);
 		OffsetNumber off;
 
 		if (opaque->level <= level)
-		{
-			UnlockReleaseBuffer(buf);
-			break;
-		}
+			elog(ERROR, "abtree: root of index \"%s\" is at level %u, not above %u",
+				 RelationGetRelationName(pass->rel), opaque->level, level);
 		if (abt_key_beyond_page(pass->rel, pass->key, page))
 		{
 			buf = abt_relandgetbuf(pass->rel, buf, opaque->next);
@@ -313,6 +321,12 @@ abt_pass_stack_above(AbtPass *pass, uint16 level, AbtStack *stack)
 		stack->e[stack->depth].blkno = BufferGetBlockNumber(buf);
 		stack->e[stack->depth].off = off;
 		stack->depth++;
+		/* never lock a page of "level": the caller holds one exclusively */
+		if (opaque->level == level + 1)
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
 		buf = abt_relandgetbuf(pass->rel, buf,
 							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
 																			PageGetItemId(page, off))));
