@@ -99,36 +99,55 @@ abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd
 
 /*
  * Consume *r over the items of a page: returns the offset where *r falls
- * (and leaves in *r its position inside that item), or InvalidOffsetNumber
- * after subtracting the whole page's weight from *r.
+ * (and leaves in *r its position inside that item, in *chosen_w its
+ * weight), or InvalidOffsetNumber after subtracting the whole page's weight
+ * from *r.  With total, the scan goes on to the end of the page and sums
+ * its weight there, so a draw checks a child and chooses in it in one scan.
  */
 static OffsetNumber
 abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-				MvsReader *rd, Page page, double *r)
+				MvsReader *rd, Page page, double *r, double *chosen_w, double *total)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber off;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber found = InvalidOffsetNumber;
+	double		sum = 0;
 
 	if (abt_leaf_counts_entries(info, range, rd, page))
 	{
-		int			n = maxoff - AbtFirstDataOffset(opaque) + 1;
+		int			n = Max(maxoff - AbtFirstDataOffset(opaque) + 1, 0);
 
+		if (total)
+			*total = n;
+		*chosen_w = 1;
 		if (*r < n)
 			return AbtFirstDataOffset(opaque) + (OffsetNumber) *r;
-		*r -= Max(n, 0);
+		*r -= n;
 		return InvalidOffsetNumber;
 	}
 
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off++)
+	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
 	{
 		double		w = (double) abt_item_weight(rel, info, range, rd, page, off);
 
-		if (*r < w)
-			return off;
-		*r -= w;
+		if (!OffsetNumberIsValid(found))
+		{
+			if (*r < w)
+			{
+				found = off;
+				*chosen_w = w;
+				if (!total)
+					return found;
+			}
+			else
+				*r -= w;
+		}
+		sum += w;
 	}
-	return InvalidOffsetNumber;
+	if (total)
+		*total = sum;
+	return found;
 }
 
 static double
@@ -142,16 +161,6 @@ abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 		 off <= PageGetMaxOffsetNumber(page); off++)
 		sum += (double) abt_item_weight(rel, info, range, rd, page, off);
 	return sum;
-}
-
-/* The weight of a page as this draw sees it. */
-static double
-abt_draw_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-					 MvsReader *rd, Page page)
-{
-	if (abt_leaf_counts_entries(info, range, rd, page))
-		return (double) (PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(AbtPageGetOpaque(page)) + 1);
-	return abt_range_page_weight(rel, info, range, rd, page);
 }
 
 /* Does page end where its parent's downlink said, i.e. has it not split? */
@@ -241,6 +250,8 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	Page		page;
 	double		r;
+	double		dw;
+	OffsetNumber off;
 	IndexTuple	expected_hikey = NULL;
 
 	if (!BufferIsValid(buf))
@@ -257,13 +268,13 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 	}
 	page = BufferGetPage(buf);
 	r = u * abt_range_page_weight(rel, info, range, rd, page);
+	off = abt_choose_item(rel, info, range, rd, page, &r, &dw, NULL);
 
 	for (;;)
 	{
-		OffsetNumber off = abt_choose_item(rel, info, range, rd, page, &r);
 		IndexTuple	itup;
-		double		dw;
 		BlockNumber child;
+		double		total;
 
 		if (off == InvalidOffsetNumber)
 		{
@@ -284,8 +295,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			return true;
 		}
 
-		/* remember the downlink's weight and where its key range ends */
-		dw = (double) abt_item_weight(rel, info, range, rd, page, off);
+		/* dw is the downlink's weight: remember where its key range ends */
 		if (expected_hikey)
 			pfree(expected_hikey);
 		expected_hikey = abt_item_hikey(page, off);
@@ -307,13 +317,15 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 		 * accepted draws keep their probabilities (src/abtree/README,
 		 * "Sampling").
 		 */
-		if (!abt_page_ends_at(page, expected_hikey) ||
-			abt_draw_page_weight(rel, info, range, rd, page) > dw)
+		if (!abt_page_ends_at(page, expected_hikey))
+			off = InvalidOffsetNumber;
+		else
 		{
-			UnlockReleaseBuffer(buf);
-			if (expected_hikey)
-				pfree(expected_hikey);
-			return false;
+			double		limit = dw;
+
+			off = abt_choose_item(rel, info, range, rd, page, &r, &dw, &total);
+			if (total > limit)
+				off = InvalidOffsetNumber;
 		}
 	}
 }
