@@ -11,7 +11,7 @@ pkgs=(
 	"postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" "postgresql-contrib"
 	"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl liburing-dev
-	make gcc cppcheck clang-14 util-linux procps
+	make gcc cppcheck clang-14 util-linux procps gdb
 	python3-psycopg2 python3-matplotlib sqlsmith
 )
 # Building PostgreSQL 18 and pgTAP from Debian source packages.
