@@ -37,14 +37,7 @@ for my $how ('cancel', 'terminate')
 	{
 		$cycle++;
 		# the holder keeps advisory lock 4242 until the release file appears
-		my $holder = bg_psql($node, "hold$cycle", qq{
-SELECT pg_advisory_lock(4242);
-\\! touch $dir/held$cycle
-DO \$\$ BEGIN
-  WHILE pg_stat_file('$dir/release$cycle', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
-END \$\$;
-SELECT pg_advisory_unlock(4242);
-});
+		my $holder = bg_hold_advisory($node, $cycle, $dir, 4242);
 		ok(bg_wait_file("$dir/held$cycle"), "$how/level $level: the lock is held");
 		my $key = 1000 * $cycle + 500;
 		my $victim = bg_psql($node, "victim$cycle", qq{

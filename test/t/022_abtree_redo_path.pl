@@ -77,14 +77,7 @@ sub run_case
 {
 	my ($label, $table, $pkey, $qkey, $split_sql, $split_check) = @_;
 	$cycle++;
-	my $holder = bg_psql($node, "hold$cycle", qq{
-SELECT pg_advisory_lock(4242);
-\\! touch $dir/held$cycle
-DO \$\$ BEGIN
-  WHILE pg_stat_file('$dir/release$cycle', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
-END \$\$;
-SELECT pg_advisory_unlock(4242);
-});
+	my $holder = bg_hold_advisory($node, $cycle, $dir, 4242);
 	ok(bg_wait_file("$dir/held$cycle", 60), "$label: the advisory lock is held");
 	my $settle_before = $node->safe_psql('postgres', $settle_sql);
 	my $p = bg_psql($node, "p$cycle", qq{

@@ -9,7 +9,7 @@ use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Time::HiRes qw(usleep);
 use Exporter 'import';
-our @EXPORT = qw(bg_psql bg_finish bg_wait_file wait_for_sql);
+our @EXPORT = qw(bg_psql bg_finish bg_wait_file wait_for_sql bg_hold_advisory);
 
 my $seq = 0;
 
@@ -61,6 +61,23 @@ sub bg_wait_file
 		usleep(100_000);
 	}
 	return 1;
+}
+
+# bg_hold_advisory($node, $tag, $dir, $key): a session that takes advisory
+# lock $key, touches "$dir/held$tag", and keeps the lock until the file
+# "$dir/release$tag" appears (what abtree.debug_pass_pause waits for).
+# Returns its handle; wait for the held file before relying on the lock.
+sub bg_hold_advisory
+{
+	my ($node, $tag, $dir, $key) = @_;
+	return bg_psql($node, "hold$tag", qq{
+SELECT pg_advisory_lock($key);
+\\! touch $dir/held$tag
+DO \$\$ BEGIN
+  WHILE pg_stat_file('$dir/release$tag', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
+END \$\$;
+SELECT pg_advisory_unlock($key);
+});
 }
 
 # Poll until the query returns 't' (at most $timeout seconds).
