@@ -553,14 +553,28 @@ abtgettuple(IndexScanDesc scan, ScanDirection dir)
 		if (so->meta == ABT_METAPAGE)
 			pgstat_count_index_scan(scan->indexRelation);
 		if (!abt_first(scan, dir))
+		{
+			so->started = false;
 			return false;
+		}
 	}
 
 	so->curitem += ScanDirectionIsForward(dir) ? 1 : -1;
 	if (so->curitem < 0 || so->curitem >= so->nitems)
 	{
+		/*
+		 * Past the end in this direction, the scan has no position any more
+		 * (abt_step_page dropped the page).  The executor asks again only in
+		 * the other direction (a scrollable cursor after FETCH LAST or ALL):
+		 * then the scan starts over from that end, as nbtree's does.
+		 * Stepping back to the page before the one we fell off instead
+		 * skipped that page's items (issue 20).
+		 */
 		if (!abt_step_page(scan, dir))
+		{
+			so->started = false;
 			return false;
+		}
 		so->curitem += ScanDirectionIsForward(dir) ? 1 : -1;
 	}
 
