@@ -178,7 +178,9 @@ done
 # test/reliability-report turns into test/RELIABILITY.md.
 export ABTREE_FIGURES_DIR=$bdir/figures
 for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --standby --cycles 4" \
-	"sqlsmith sqlsmith.py --queries 2000"; do
+	"sqlsmith sqlsmith.py --queries 2000" \
+	"interleave interleave.py --seed 1 --steps 600" \
+	"interleave_checksums interleave.py --seed 2 --steps 600 --checksums"; do
 	set -- $suite
 	abt_log "reliability: $*"
 	(cd /tmp && abt_as_postgres /usr/bin/python3 "$bdir/test/stress/$2" "${@:3}" \
