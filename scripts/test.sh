@@ -180,6 +180,7 @@ export ABTREE_FIGURES_DIR=$bdir/figures
 for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --standby --cycles 4" \
 	"sqlsmith sqlsmith.py --queries 2000" \
 	"interleave interleave.py --seed 1 --steps 600" \
+	"differential differential.py --seed 7 --queries 1500" \
 	"interleave_checksums interleave.py --seed 2 --steps 600 --checksums"; do
 	set -- $suite
 	abt_log "reliability: $*"
