@@ -163,6 +163,36 @@ abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 	return sum;
 }
 
+/*
+ * A draw found the child heavier (total) than the downlink it read.  Usually
+ * adds landed in between, and then the downlink has grown too: a pass adds
+ * on a downlink before it adds below it.  Look again, holding the child (a
+ * child and then its parent is the lock order): true if the downlink now
+ * covers the child, or moved, and the draw is to be rejected.  False if it
+ * still does not: the stored weights are inconsistent, which recovery can
+ * leave (page images carry the adds of a pass the crash interrupted on a
+ * lower level than the recomputed levels above; the next VACUUM repairs
+ * it), and rejecting would then never reach this subtree at all.
+ */
+static bool
+abt_downlink_caught_up(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+					   MvsReader *rd, BlockNumber parent, BlockNumber child, double total)
+{
+	Buffer		pbuf = ReadBuffer(rel, parent);
+	Page		ppage;
+	OffsetNumber off;
+	bool		caught_up = true;
+
+	LockBuffer(pbuf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, pbuf);
+	ppage = BufferGetPage(pbuf);
+	off = abt_find_downlink(ppage, child, InvalidOffsetNumber);
+	if (OffsetNumberIsValid(off))
+		caught_up = (double) abt_item_weight(rel, info, range, rd, ppage, off) >= total;
+	UnlockReleaseBuffer(pbuf);
+	return caught_up;
+}
+
 /* Does page end where its parent's downlink said, i.e. has it not split? */
 static bool
 abt_page_ends_at(Page page, IndexTuple expected_hikey)
@@ -274,6 +304,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 	{
 		IndexTuple	itup;
 		BlockNumber child;
+		BlockNumber parent;
 		double		total;
 
 		if (off == InvalidOffsetNumber)
@@ -300,6 +331,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			pfree(expected_hikey);
 		expected_hikey = abt_item_hikey(page, off);
 		child = AbtDownlinkGetChild(itup);
+		parent = BufferGetBlockNumber(buf);
 		UnlockReleaseBuffer(buf);
 		abt_debug_wait(abt_debug_sample_pause);
 		buf = ReadBuffer(rel, child);
@@ -315,7 +347,8 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 		 * instead.  Likewise if the child split since we read its parent
 		 * (its key range now spans pages).  Neither depends on r, so the
 		 * accepted draws keep their probabilities (src/abtree/README,
-		 * "Sampling").
+		 * "Sampling").  Only weights that stay inconsistent after a second
+		 * look let the draw go on within dw (abt_downlink_caught_up).
 		 */
 		if (!abt_page_ends_at(page, expected_hikey))
 			off = InvalidOffsetNumber;
@@ -324,7 +357,8 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			double		limit = dw;
 
 			off = abt_choose_item(rel, info, range, rd, page, &r, &dw, &total);
-			if (total > limit)
+			if (total > limit &&
+				abt_downlink_caught_up(rel, info, range, rd, parent, child, total))
 				off = InvalidOffsetNumber;
 		}
 	}

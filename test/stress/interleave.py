@@ -172,7 +172,7 @@ class Driver:
             self.held.add(s.key)
         s.conn.cursor().execute(f"SET abtree.debug_pass_pause_level = {level}")
         s.table, s.k = t, k
-        s.run(f"INSERT INTO {t} VALUES ({k}, il_pad({k}), {1 + k % 5})")
+        s.run(f"INSERT INTO {t} VALUES ({k}, il_pad({k}), {1 + abs(k) % 5})")
         self.settle(s)
         return f"pause s{s.n} {t} k={k} level={level}"
 
@@ -200,7 +200,7 @@ class Driver:
             k = self.key_for(t)
             spread = self.rng.choice((1, 3, 20))
         n = self.rng.choice((3, 8, 15, 40, 120))
-        self.srv.query(f"INSERT INTO {t} SELECT k, il_pad(k), 1 + k % 5 FROM "
+        self.srv.query(f"INSERT INTO {t} SELECT k, il_pad(k), 1 + abs(k) % 5 FROM "
                        f"(SELECT {k} + g * {spread} AS k FROM generate_series(1, {n}) g) s")
         return f"bulk {t} k={k} n={n} spread={spread}"
 
@@ -291,6 +291,8 @@ def main():
     ap.add_argument('--checksums', action='store_true', help='initdb --data-checksums')
     ap.add_argument('--figures-dir', default=None, help='accepted for the test runner; unused')
     ap.add_argument('--keep', action='store_true')
+    ap.add_argument('--stop-at-failure', action='store_true',
+                    help='on a violation, stop the server as it is and keep its directory')
     args = ap.parse_args()
     tap = Tap()
     tap.note(f"interleave.py --seed {args.seed} --steps {args.steps}"
@@ -309,9 +311,14 @@ def main():
             failure = d.check_i1()
             if failure:
                 break
+        if failure and args.stop_at_failure:
+            tap.ok(False, f"I1 after step {done} (seed {args.seed}): {failure}")
+            tap.note(f"server directory kept: {d.base}")
+            args.keep = True
+            return 1
         tap.ok(failure is None, f"I1 after each of {done} steps (seed {args.seed})",
                None if failure is None else
-               "\n".join([failure, "steps:"] + [f"{j + 1}: {s}" for j, s in enumerate(d.log)][-60:]))
+               "\n".join([failure, "last steps:"] + [f"{j + 1}: {s}" for j, s in enumerate(d.log)][-38:]))
         tap.ok(d.finish_all(), "every paused session ended when released")
         failure = d.check_i1()
         tap.ok(failure is None, "I1 with nothing in flight", failure)
