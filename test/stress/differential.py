@@ -31,9 +31,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stress import Tap, Server, free_port  # noqa: E402
-
-import subprocess  # noqa: E402
+from stress import Tap  # noqa: E402
+import interleave  # noqa: E402
 
 import psycopg2  # noqa: E402
 
@@ -59,24 +58,10 @@ DEFS = [
 
 
 def init_server(bindir, base):
-    srv = Server(bindir, base, 'diff', free_port())
-    subprocess.run([os.path.join(bindir, 'initdb'), '-D', srv.data, '-U', 'postgres',
-                    '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'],
-                   check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(srv.data, 'postgresql.conf'), 'a') as f:
-        f.write(f"""
-port = {srv.port}
-listen_addresses = ''
-unix_socket_directories = '{base}'
-shared_preload_libraries = 'abtree'
-fsync = off
-autovacuum = off
-abtree.pbtree_buffer_budget = 8
-abtree.pbtree_merge_threshold = 3
-log_min_messages = warning
-""")
-    srv.start()
-    return srv
+    # a small pbtree budget, so that pbtree seals and merges partitions
+    return interleave.init_server(bindir, base, False, name='diff',
+                                  conf="abtree.pbtree_buffer_budget = 8\n"
+                                       "abtree.pbtree_merge_threshold = 3\n")
 
 
 def setup(srv, rng):

@@ -47,8 +47,9 @@ KEY_BASE = 71000            # advisory keys: KEY_BASE + session number
 SAMPLE_KEY = 70999
 
 
-def init_server(bindir, base, checksums):
-    srv = Server(bindir, base, 'il', free_port())
+def init_server(bindir, base, checksums, name='il', conf=''):
+    """A throwaway server with abtree preloaded, socket only, in base (differential.py too)."""
+    srv = Server(bindir, base, name, free_port())
     subprocess.run([os.path.join(bindir, 'initdb'), '-D', srv.data, '-U', 'postgres',
                     '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']
                    + (['--data-checksums'] if checksums else []),
@@ -63,7 +64,7 @@ fsync = off
 autovacuum = off
 max_connections = 30
 log_min_messages = warning
-""")
+{conf}""")
     srv.start()
     return srv
 
