@@ -181,7 +181,7 @@ for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --sta
 	"sqlsmith sqlsmith.py --queries 2000" \
 	"interleave interleave.py --seed 5 --steps 600 --no-crash" \
 	"differential differential.py --seed 7 --queries 1500" \
-	"interleave_checksums interleave.py --seed 2 --steps 600 --checksums --no-crash"; do
+	"interleave_checksums interleave.py --seed 101 --steps 600 --checksums"; do
 	set -- $suite
 	abt_log "reliability: $*"
 	(cd /tmp && abt_as_postgres /usr/bin/python3 "$bdir/test/stress/$2" "${@:3}" \

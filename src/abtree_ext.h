@@ -92,6 +92,15 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 pass_cautious_readd;
 	pg_atomic_uint64 pass_restart;
 
+	/*
+	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed
+	 * WAL and now accepts writes: every abtree index gets the one-time
+	 * check of abt_recovery_check() before its first draw in each backend.
+	 * recovery_raised counts the downlinks that check raised.
+	 */
+	pg_atomic_uint32 recovered;
+	pg_atomic_uint64 recovery_raised;
+
 	/* TABLESAMPLE swr, over all scans: rows returned and draws redrawn */
 	pg_atomic_uint64 swr_scans;
 	pg_atomic_uint64 swr_rows;

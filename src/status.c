@@ -74,6 +74,8 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "pass_cautious_readd",
 			   u64_text(&abt_shared->pass_cautious_readd));
 	status_row(rsinfo, "weights", "pass_restart", u64_text(&abt_shared->pass_restart));
+	status_row(rsinfo, "weights", "recovery_raised",
+			   u64_text(&abt_shared->recovery_raised));
 	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));
 	status_row(rsinfo, "swr", "rows", u64_text(&abt_shared->swr_rows));
 	status_row(rsinfo, "swr", "tree_rejects", u64_text(&abt_shared->swr_tree_rejects));

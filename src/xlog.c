@@ -113,13 +113,25 @@ abt_rm_mask(char *pagedata, BlockNumber blkno)
 	abt_mask(pagedata, blkno);
 }
 
+/*
+ * The end of WAL replay, in the startup process (crash recovery, the end of
+ * archive recovery, a promotion): it may not write WAL, so it only tells
+ * the backends that the abtree indexes need their post-recovery check
+ * (abt_recovery_check, src/abtree/README "Crash recovery").
+ */
+static void
+abt_rm_cleanup(void)
+{
+	pg_atomic_write_u32(&abt_shared->recovered, 1);
+}
+
 static RmgrData abt_rmgr = {
 	.rm_name = ABTREE_RMGR_NAME,
 	.rm_redo = abt_rm_redo,
 	.rm_desc = abt_rm_desc,
 	.rm_identify = abt_rm_identify,
 	.rm_startup = NULL,
-	.rm_cleanup = NULL,
+	.rm_cleanup = abt_rm_cleanup,
 	.rm_mask = abt_rm_mask,
 	.rm_decode = NULL,
 };

@@ -206,6 +206,7 @@ typedef struct AbtIndexInfo
 	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
 	bool		partitioned;	/* a pbtree index (src/pbtree/README) */
+	bool		recovery_checked;	/* abt_recovery_check() ran (or need not) */
 	uint32		inserts;		/* pbtree: inserts by this backend */
 	/* sketches: read from the metapage on first use (abt_sketch_info) */
 	bool		sketch_loaded;
@@ -314,6 +315,7 @@ extern void abtendscan(IndexScanDesc scan);
 extern void abt_scan_set_tree(IndexScanDesc scan, BlockNumber meta);
 
 /* abtvacuum.c */
+extern void abt_recovery_check(Relation rel);
 extern IndexBulkDeleteResult *abtbulkdelete(IndexVacuumInfo *info,
 											IndexBulkDeleteResult *stats,
 											IndexBulkDeleteCallback callback,

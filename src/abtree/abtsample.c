@@ -169,10 +169,10 @@ abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
  * on a downlink before it adds below it.  Look again, holding the child (a
  * child and then its parent is the lock order): true if the downlink now
  * covers the child, or moved, and the draw is to be rejected.  False if it
- * still does not: the stored weights are inconsistent, which recovery can
- * leave (page images carry the adds of a pass the crash interrupted on a
- * lower level than the recomputed levels above; the next VACUUM repairs
- * it), and rejecting would then never reach this subtree at all.
+ * still does not, which only a standby can see (a page image there carries
+ * the add of a pass that the primary has not finished, or whose crash the
+ * primary's abt_recovery_check has not repaired yet), and rejecting would
+ * then never reach this subtree at all.
  */
 static bool
 abt_downlink_caught_up(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
@@ -276,14 +276,17 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 			   ItemPointer result)
 {
 	AbtIndexInfo *info = abt_index_info(rel);
-	/* the true root: a draw must start from the whole tree's weight */
-	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+	Buffer		buf;
 	Page		page;
 	double		r;
 	double		dw;
 	OffsetNumber off;
 	IndexTuple	expected_hikey = NULL;
 
+	/* every downlink must cover its child: once after crash recovery */
+	abt_recovery_check(rel);
+	/* the true root: a draw must start from the whole tree's weight */
+	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	if (!BufferIsValid(buf))
 		return false;
 	if (range)
@@ -375,6 +378,7 @@ abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
 double
 abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
 {
+	abt_recovery_check(rel);
 	for (;;)
 	{
 		Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);

@@ -15,6 +15,9 @@
  *
  * amvacuumcleanup then makes every downlink weight exact again (W2).
  *
+ * abt_recovery_check() uses the same repair after crash recovery, to raise
+ * the downlinks that recovery can leave lighter than their child pages.
+ *
  *-------------------------------------------------------------------------
  */
 #include "abtree.h"
@@ -22,6 +25,7 @@
 #include "mvstore/mvstore.h"
 
 #include "access/genam.h"
+#include "access/xlog.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -249,13 +253,15 @@ abtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 /*
  * Set the downlink on page pblk (or to its right) to child cbuf's weight,
- * if it differs.  The caller holds cbuf exclusively; the parent is locked
- * after it (bottom-up).  A recomputation bumps the downlink's RID and both
- * pages' SIDs, so that a weight pass that had added on the downlink and not
- * yet below notices the loss and adds again (src/abtree/README).
+ * if it differs (raise_only: if it is lower).  The caller holds cbuf
+ * exclusively; the parent is locked after it (bottom-up).  A recomputation
+ * bumps the downlink's RID and both pages' SIDs, so that a weight pass that
+ * had added on the downlink and not yet below notices the loss and adds
+ * again (src/abtree/README).
  */
 static bool
-abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer cbuf)
+abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer cbuf,
+					bool raise_only)
 {
 	AbtStack	stack;
 	OffsetNumber off;
@@ -274,7 +280,7 @@ abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer c
 		return false;
 	ppage = BufferGetPage(pbuf);
 	aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
-	if (aux->weight != actual)
+	if (raise_only ? aux->weight < actual : aux->weight != actual)
 	{
 		START_CRIT_SECTION();
 		aux->weight = actual;
@@ -295,13 +301,14 @@ abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer c
 
 /*
  * Check every downlink of internal page blkno against its child; fix the
- * ones that differ.  The comparison runs on a copy under share locks; only
- * a difference takes the exclusive locks, child first.  Returns the number
- * of fixes.
+ * ones that differ (raise_only: that are lower).  The comparison runs on a
+ * copy under share locks; only a difference takes the exclusive locks,
+ * child first.  Returns the number of fixes; *next (if given) is the
+ * page's right sibling.
  */
 static int
 abt_repair_page(Relation rel, AbtIndexInfo *info, BlockNumber blkno,
-				BufferAccessStrategy strategy)
+				BufferAccessStrategy strategy, bool raise_only, BlockNumber *next)
 {
 	PGAlignedBlock copy;
 	Page		page = copy.data;
@@ -310,8 +317,11 @@ abt_repair_page(Relation rel, AbtIndexInfo *info, BlockNumber blkno,
 	int			fixed = 0;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, buf);
 	memcpy(page, BufferGetPage(buf), BLCKSZ);
 	UnlockReleaseBuffer(buf);
+	if (next)
+		*next = AbtPageGetOpaque(page)->next;
 
 	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
 		 off <= PageGetMaxOffsetNumber(page); off++)
@@ -324,11 +334,12 @@ abt_repair_page(Relation rel, AbtIndexInfo *info, BlockNumber blkno,
 		LockBuffer(cbuf, BUFFER_LOCK_SHARE);
 		abt_check_page(rel, cbuf);
 		actual = abt_page_weight(BufferGetPage(cbuf), info->weighted);
-		if (actual != AbtPivotGetAux(itup)->weight)
+		if (raise_only ? actual > AbtPivotGetAux(itup)->weight :
+			actual != AbtPivotGetAux(itup)->weight)
 		{
 			LockBuffer(cbuf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(cbuf, BUFFER_LOCK_EXCLUSIVE);
-			if (abt_repair_downlink(rel, info, blkno, cbuf))
+			if (abt_repair_downlink(rel, info, blkno, cbuf, raise_only))
 				fixed++;
 		}
 		UnlockReleaseBuffer(cbuf);
@@ -375,7 +386,7 @@ abt_repair_weights(IndexVacuumInfo *info)
 			if (levels[blkno] != level)
 				continue;
 			vacuum_delay_point_compat();
-			fixed += abt_repair_page(rel, info_abt, blkno, info->strategy);
+			fixed += abt_repair_page(rel, info_abt, blkno, info->strategy, false, NULL);
 		}
 	}
 	if (fixed > 0)
@@ -383,6 +394,82 @@ abt_repair_weights(IndexVacuumInfo *info)
 				(errmsg("abtree: made %d downlink weights of index \"%s\" exact again",
 						fixed, RelationGetRelationName(rel))));
 	pfree(levels);
+}
+
+/*
+ * Before a backend's first draw from an index after crash recovery (or a
+ * promotion), raise every downlink that is lighter than the sum of its
+ * child's stored weights (src/abtree/README, "Crash recovery").  Recovery
+ * restores each page from its own last image or flush, so an upper page
+ * can lack the add of a pass the crash interrupted while a lower page's
+ * image carries it; a draw that enters such a child could never reach its
+ * last units.  Adds live on internal downlinks only and a leaf's valid
+ * entries are counted by every level-1 downlink that recovery restores
+ * (their MARK_VALID recomputed it, or an image taken after it holds it), so
+ * the check starts at level 2 and reads no leaf: about one page in a
+ * hundred.  Bottom-up, so that a raised downlink is seen by the level
+ * above.  The repair is VACUUM's (WAL-logged, RID bumped); on a standby,
+ * which cannot write, the primary's repair arrives through WAL.
+ */
+void
+abt_recovery_check(Relation rel)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+	BlockNumber leftmost[ABT_MAX_HEIGHT];
+	uint32		top;
+	uint32		level;
+	int			raised = 0;
+	Buffer		buf;
+
+	if (likely(info->recovery_checked) || RecoveryInProgress())
+		return;
+	if (info->partitioned || pg_atomic_read_u32(&abt_shared->recovered) == 0)
+	{
+		info->recovery_checked = true;
+		return;
+	}
+
+	/* the leftmost page of each level: pages never go, so they stay leftmost */
+	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(buf))
+	{
+		info->recovery_checked = true;
+		return;
+	}
+	top = AbtPageGetOpaque(BufferGetPage(buf))->level;
+	if (top >= ABT_MAX_HEIGHT)
+		elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(rel));
+	for (level = top;; level--)
+	{
+		Page		page = BufferGetPage(buf);
+
+		leftmost[level] = BufferGetBlockNumber(buf);
+		if (level <= 2)
+			break;
+		buf = abt_relandgetbuf(rel, buf,
+							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
+																			PageGetItemId(page, AbtFirstDataOffset(AbtPageGetOpaque(page))))));
+	}
+	UnlockReleaseBuffer(buf);
+
+	for (level = 2; level <= top; level++)
+	{
+		BlockNumber blkno = leftmost[level];
+
+		while (blkno != InvalidBlockNumber)
+		{
+			CHECK_FOR_INTERRUPTS();
+			raised += abt_repair_page(rel, info, blkno, NULL, true, &blkno);
+		}
+	}
+	if (raised > 0)
+	{
+		pg_atomic_fetch_add_u64(&abt_shared->recovery_raised, raised);
+		ereport(LOG,
+				(errmsg("abtree: raised %d downlink weights of index \"%s\" that crash recovery left lighter than their child pages",
+						raised, RelationGetRelationName(rel))));
+	}
+	info->recovery_checked = true;
 }
 
 IndexBulkDeleteResult *

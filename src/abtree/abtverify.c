@@ -439,6 +439,8 @@ abtree_verify(PG_FUNCTION_ARGS)
 	lockmode = vs.exact && !RecoveryInProgress() ? ShareLock : AccessShareLock;
 	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
 	vs.info = abt_index_info(vs.rel);
+	/* check what draws see: after crash recovery, after their one-time repair */
+	abt_recovery_check(vs.rel);
 	for (int k = 0; vs.exact && k < ABT_SKETCH_MAX_COLS; k++)
 	{
 		if (!abt_sketch_has_column(vs.rel, k))

@@ -16,10 +16,11 @@ failure prints the seed and the steps up to it (re-run with the same --seed and 
 
   test/stress/interleave.py --bindir DIR [--seed S] [--steps N] [--minutes M] [--checksums]
 
-prints TAP.  CI (scripts/test.sh) runs fixed seeds with --no-crash: after a crash, recovery can
-leave a downlink lighter than the sum of its child's stored weights (not of its valid entries)
-until VACUUM, which this check reports (src/abtree/README, "Sampling"); long runs, crashes included:
-  for s in $(seq 1 1000); do test/stress/interleave.py --bindir ... --seed $s --steps 2000 || break; done
+prints TAP.  abtree_verify, like a draw, first makes the one-time check that raises what crash
+recovery left lighter than its child (src/abtree/README, "Crash recovery"), so I1 here is what
+draws see.  CI (scripts/test.sh) runs seed 5 without crash steps and seed 101 with checksums and
+crash steps (which breaks I1 on b6939c3, before that check); long runs:
+  for s in $(seq 1 1000); do test/stress/interleave.py --bindir ... --seed $s --steps 2000 --checksums || break; done
 """
 
 import argparse
@@ -211,8 +212,19 @@ class Driver:
         t = self.rng.choice(list(TABLES))
         k = self.key_for(t)
         self.srv.query(f"DELETE FROM {t} WHERE k BETWEEN {k} AND {k + 20000}")
-        self.srv.query(f"VACUUM (INDEX_CLEANUP ON) {t}")
-        return f"delete+vacuum {t} {k}..{k + 20000}"
+        # A pass parked before its leaf pins that leaf (it pins a child before it
+        # pauses), and VACUUM's cleanup lock on it would wait for as long as we
+        # hold the pass: give up after a while, as an interrupted VACUUM.
+        c = self.srv.conn()
+        try:
+            c.cursor().execute("SET statement_timeout = '5s'")
+            c.cursor().execute(f"VACUUM (INDEX_CLEANUP ON) {t}")
+            what = "delete+vacuum"
+        except psycopg2.errors.QueryCanceled:
+            what = "delete+vacuum (cancelled: a parked pass pins a leaf)"
+        finally:
+            c.close()
+        return f"{what} {t} {k}..{k + 20000}"
 
     def step_cancel(self):
         paused = [s for s in self.sessions if s.busy() and s.key in self.held]
@@ -293,9 +305,7 @@ def main():
     ap.add_argument('--minutes', type=float, default=None, help='stop after this long')
     ap.add_argument('--sessions', type=int, default=3)
     ap.add_argument('--checksums', action='store_true', help='initdb --data-checksums')
-    ap.add_argument('--no-crash', action='store_true',
-                    help='no crash steps (CI: recovery can still leave downlinks lighter than '
-                    'their child\'s stored weights until VACUUM, the open part of issue 20)')
+    ap.add_argument('--no-crash', action='store_true', help='no crash steps')
     ap.add_argument('--figures-dir', default=None, help='accepted for the test runner; unused')
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--stop-at-failure', action='store_true',
