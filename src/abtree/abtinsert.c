@@ -621,6 +621,8 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	abt_require_preload();
 	ist.rel = rel;
 	ist.info = abt_index_info(rel);
+	/* after crash recovery: the repair reaches standbys with our first insert */
+	abt_recovery_check(rel);
 	/* not valid (InvalidTransactionId) until its weight is everywhere above */
 	itup = abt_form_leaf(rel, ist.info, values, isnull, ht_ctid, InvalidTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);

@@ -397,8 +397,8 @@ abt_repair_weights(IndexVacuumInfo *info)
 }
 
 /*
- * Before a backend's first draw from an index after crash recovery (or a
- * promotion), raise every downlink that is lighter than the sum of its
+ * Before a backend's first draw from or insert into an index after crash
+ * recovery (or a promotion), raise every downlink that is lighter than the sum of its
  * child's stored weights (src/abtree/README, "Crash recovery").  Recovery
  * restores each page from its own last image or flush, so an upper page
  * can lack the add of a pass the crash interrupted while a lower page's
