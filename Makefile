@@ -64,7 +64,7 @@ OBJS = \
 	src/pbtree/pbtvacuum.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_cursor abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate mvstore pbtree bad_input
+REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_cursor abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate mvstore pbtree abtree_rls bad_input
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out

@@ -559,6 +559,12 @@ abtree_ndistinct(PG_FUNCTION_ARGS)
 
 	abt_require_preload();
 	rel = chll_nd_open_table(fcinfo, 0, AccessShareLock);
+	/*
+	 * The estimate and table_rows speak of every row, seen or not (the
+	 * sample's query applies the policies, the sketches and the index's
+	 * total do not).  abtree_ndistinct_freq reads through its query only.
+	 */
+	abt_refuse_under_rls(RelationGetRelid(rel));
 	attnums = chll_nd_attnums_arg(fcinfo, 1, rel, &ncols);
 	nrows = chll_nd_sample_rows_arg(fcinfo, 2);
 	method = chll_nd_method_arg(fcinfo, 3);

@@ -10,6 +10,10 @@ COMMENT ON FUNCTION abtree_sketch(regclass, integer) IS
 
 -- One row per sketched key column of every abtree index the user may read:
 -- the sketch's estimate beside ANALYZE's (pg_stats.n_distinct, made a count).
+-- The planner may run the lateral call before the joins that filter the rows,
+-- so its guard repeats them: an abtree index proper (not a partitioned one,
+-- not another access method's), a table the user may read, and no row-level
+-- security applying to the user (like pg_stats, the view then shows nothing).
 CREATE VIEW abtree_column_ndistinct AS
 SELECT n.nspname AS schemaname,
        t.relname AS tablename,
@@ -32,7 +36,10 @@ JOIN pg_namespace n ON n.oid = t.relnamespace
 CROSS JOIN LATERAL generate_series(1, least(pg_index.indnkeyatts, 4)) AS k(key_column)
 JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = pg_index.indkey[k.key_column - 1]
 CROSS JOIN LATERAL (SELECT pg_index.indcollation[k.key_column - 1] = a.attcollation AS ok) coll
-CROSS JOIN LATERAL chll_info(CASE WHEN has_table_privilege(t.oid, 'SELECT')
+CROSS JOIN LATERAL chll_info(CASE WHEN i.relkind = 'i'
+                                   AND i.relam = (SELECT oid FROM pg_am WHERE amname = 'abtree')
+                                   AND has_table_privilege(t.oid, 'SELECT')
+                                   AND NOT row_security_active(t.oid)
                               THEN abtree_sketch(i.oid, k.key_column) END) s
 LEFT JOIN pg_stats ps ON ps.schemaname = n.nspname AND ps.tablename = t.relname
                      AND ps.attname = a.attname AND NOT ps.inherited
