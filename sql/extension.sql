@@ -53,10 +53,18 @@ RESET ROLE;
 DROP ROLE abtree_regress_user;
 
 -- the extension is relocatable
+CREATE TABLE reloc_t (k int);
+INSERT INTO reloc_t SELECT i % 50 FROM generate_series(1, 2000) i;
+CREATE INDEX reloc_t_k ON reloc_t USING abtree (k);
 CREATE SCHEMA abtree_elsewhere;
 ALTER EXTENSION abtree SET SCHEMA abtree_elsewhere;
 SELECT count(*) > 0 AS moved FROM abtree_elsewhere.abtree_status();
+-- its own queries find swr there, not on the search path (issue 25, item 6:
+-- abtree_ndistinct sampled through an unqualified TABLESAMPLE swr)
+SELECT estimate BETWEEN 45 AND 55 AS estimate_ok, table_rows
+  FROM abtree_elsewhere.abtree_ndistinct('reloc_t', ARRAY['k'], 1000, 'scbc', 0.5);
 ALTER EXTENSION abtree SET SCHEMA public;
+DROP TABLE reloc_t;
 DROP SCHEMA abtree_elsewhere;
 
 DROP EXTENSION abtree;

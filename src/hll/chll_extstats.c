@@ -351,7 +351,7 @@ abtree_ndistinct_store(PG_FUNCTION_ARGS)
 				 errmsg("statistics object \"%s\" is on \"%s\", which is not a plain table",
 						name, RelationGetRelationName(rel)),
 				 errhint("Partitioned tables are not supported; create the statistics object on each partition.")));
-	codes = chll_nd_sample(rel, attnums, ncols, nrows, !PG_ARGISNULL(2),
+	codes = chll_nd_sample(fcinfo, rel, attnums, ncols, nrows, !PG_ARGISNULL(2),
 						   PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2), &table_rows);
 	for (j = 0; j < ncols; j++)
 		have[j] = abt_column_sketch_ndistinct(relid, attnums[j], &col_nd[j]);

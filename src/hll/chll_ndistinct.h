@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/attnum.h"
+#include "fmgr.h"
 #include "utils/relcache.h"
 
 /*
@@ -111,7 +112,8 @@ extern int	chll_nd_freq_length(const int64 *freq, int nrows);
 extern double chll_nd_col_repeated(const ChllNdCodes *codes, int col);
 
 /* chll_ndsample.c: sampling and encoding through SPI */
-extern ChllNdCodes *chll_nd_sample(Relation rel, const AttrNumber *attnums, int ncols,
+extern ChllNdCodes *chll_nd_sample(FunctionCallInfo fcinfo, Relation rel,
+								   const AttrNumber *attnums, int ncols,
 								   int nrows, bool has_seed, double seed, double *table_rows);
 extern double chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 									ChllNdScratch *scratch, double table_rows,

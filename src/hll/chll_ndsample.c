@@ -361,9 +361,12 @@ chll_nd_select_list(StringInfo buf, Relation rel, const AttrNumber *attnums, int
 /*
  * Draw nrows rows of the columns attnums with TABLESAMPLE swr and encode
  * them; *table_rows gets the population size, the index's total weight.
+ * fcinfo is the SQL function's call: swr is named in that function's
+ * schema, the extension's, which need not be on the search path (the
+ * extension is relocatable).
  */
 ChllNdCodes *
-chll_nd_sample(Relation rel, const AttrNumber *attnums, int ncols,
+chll_nd_sample(FunctionCallInfo fcinfo, Relation rel, const AttrNumber *attnums, int ncols,
 			   int nrows, bool has_seed, double seed, double *table_rows)
 {
 	Relation	index = swr_open_index(rel);
@@ -381,7 +384,9 @@ chll_nd_sample(Relation rel, const AttrNumber *attnums, int ncols,
 				 errhint("Create an unweighted abtree index on the table, and name it in abtree.swr_index if the table has several.")));
 	initStringInfo(&query);
 	chll_nd_select_list(&query, rel, attnums, ncols);
-	appendStringInfoString(&query, " TABLESAMPLE swr ($1)");
+	appendStringInfo(&query, " TABLESAMPLE %s ($1)",
+					 quote_qualified_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)),
+												"swr"));
 	if (has_seed)
 		appendStringInfoString(&query, " REPEATABLE ($2)");
 	args[0] = Float8GetDatum((double) nrows);
@@ -569,7 +574,7 @@ abtree_ndistinct(PG_FUNCTION_ARGS)
 	nrows = chll_nd_sample_rows_arg(fcinfo, 2);
 	method = chll_nd_method_arg(fcinfo, 3);
 
-	codes = chll_nd_sample(rel, attnums, ncols, nrows, !PG_ARGISNULL(4),
+	codes = chll_nd_sample(fcinfo, rel, attnums, ncols, nrows, !PG_ARGISNULL(4),
 						   PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4), &table_rows);
 	if (!chll_nd_column_sketches(rel, attnums, ncols, col_nd, have))
 		method = chll_nd_uncorrected(method);
