@@ -59,11 +59,31 @@ RESET abtree.debug_pass_pause_level;
 SET abtree.debug_sample_pause = -1;
 SET abtree.debug_sample_pause = 'x';
 RESET abtree.debug_sample_pause;
--- superuser only
+-- superuser only: the testing aids, and (issue 25, item 3) the settings whose
+-- effect reaches other sessions: the weight protocol (path_exclusive holds
+-- the root for every insert), the weight store (a session that does not
+-- record makes others' samplers reject more), the pbtree budget, merge
+-- threshold and filter size (shared by every pbtree index)
 CREATE ROLE abtree_guc_user;
 SET ROLE abtree_guc_user;
 SET abtree.debug_pass_pause = 1;
 SET abtree.weight_protocol = path_exclusive;
-RESET abtree.weight_protocol;
+SET abtree.mvstore = off;
+SET abtree.pbtree_buffer_budget = 2;
+SET abtree.pbtree_merge_threshold = 0;
+SET abtree.pbtree_filter_bits = 0;
+-- the per-session choices of a query stay the user's
+SET abtree.swr_index = '';
+SET abtree.swr_where = 'standard';
+SET abtree.range_selectivity = off;
+SET abtree.sketch_ndistinct = off;
 RESET ROLE;
+-- an administrator can delegate one (PostgreSQL 15's GRANT SET ON PARAMETER)
+GRANT SET ON PARAMETER abtree.mvstore TO abtree_guc_user;
+SET ROLE abtree_guc_user;
+SET abtree.mvstore = off;
+SHOW abtree.mvstore;
+RESET abtree.mvstore;
+RESET ROLE;
+REVOKE SET ON PARAMETER abtree.mvstore FROM abtree_guc_user;
 DROP ROLE abtree_guc_user;

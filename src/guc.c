@@ -130,8 +130,11 @@ abt_define_gucs(void)
 							 NULL, NULL, NULL);
 
 	/*
-	 * USERSET: the three protocols take their locks in the same order
-	 * (bottom-up, left to right), so sessions may mix them.
+	 * The three protocols take their locks in the same order (bottom-up,
+	 * left to right), so sessions may mix them.  SUSET: path_exclusive
+	 * makes every insert of the session hold the root exclusively, which
+	 * stalls every other writer and sampler of the index; it is a benchmark
+	 * switch, not a user's choice (GRANT SET ON PARAMETER delegates it).
 	 */
 	DefineCustomEnumVariable("abtree.weight_protocol",
 							 "How inserts into abtree indexes add their weight to the downlinks above them.",
@@ -139,7 +142,7 @@ abt_define_gucs(void)
 							 &abt_weight_protocol,
 							 ABT_PROTOCOL_SAFE_PAGE,
 							 abt_weight_protocol_options,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -189,16 +192,17 @@ abt_define_gucs(void)
 							NULL, NULL, NULL);
 
 	/*
-	 * USERSET: a session that does not record only makes other sessions'
-	 * samplers reject more, and one that does not subtract only rejects
-	 * more itself; correctness never depends on it (src/mvstore/README).
+	 * Correctness never depends on it (src/mvstore/README): a session that
+	 * does not subtract only rejects more itself.  But a session that does
+	 * not record makes every other session's old-snapshot samplers reject
+	 * more, so SUSET: it is the administrator's (and the benchmarks') switch.
 	 */
 	DefineCustomBoolVariable("abtree.mvstore",
 							 "Keeps and uses the multi-version weight store of abtree indexes.",
 							 "Inserts record the weight they add to each downlink by transaction, and samplers subtract what their snapshot cannot see, so that long-running samplers rarely draw rows they must reject.",
 							 &mvs_enabled,
 							 true,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -221,15 +225,19 @@ abt_define_gucs(void)
 							NULL, NULL, NULL);
 
 	/*
-	 * pbtree (src/pbtree/README).  USERSET: each backend applies the budget
-	 * to what it reports; tests and benchmarks set it per session.
+	 * pbtree (src/pbtree/README).  SUSET, all three: the budget is shared by
+	 * every pbtree index of the server (a session with a small budget seals
+	 * other users' partitions), the merge threshold starts background
+	 * merges of the indexes the session writes to, and the filter size
+	 * shapes partitions everybody reads.  Tests and benchmarks set them per
+	 * session as superusers; GRANT SET ON PARAMETER delegates them.
 	 */
 	DefineCustomIntVariable("abtree.pbtree_buffer_budget",
 							"Leaf pages the mutable partitions of all pbtree indexes may hold together before the largest is sealed.",
 							"Keep it well below shared_buffers: the mutable partitions are meant to stay in the buffer pool.",
 							&pbt_buffer_budget,
 							4096, 2, INT_MAX / 2,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_BLOCKS,
 							NULL, NULL, NULL);
 
@@ -238,7 +246,7 @@ abt_define_gucs(void)
 							"0 turns automatic merges off; pbtree_merge() merges on demand.",
 							&pbt_merge_threshold,
 							8, 0, PBT_MAX_PARTITIONS,
-							PGC_USERSET,
+							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
 
@@ -247,7 +255,7 @@ abt_define_gucs(void)
 							"0: no filters. 10 bits give about 1% false positives. Applies to partitions sealed or merged afterwards.",
 							&pbt_filter_bits,
 							10, 0, 64,
-							PGC_USERSET,
+							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
 
