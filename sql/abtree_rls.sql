@@ -31,6 +31,16 @@ INSERT INTO rls_open SELECT i, 1000 + i % 97 FROM generate_series(1, 1000) i;
 CREATE INDEX rls_open_sal ON rls_open USING abtree (salary);
 CREATE INDEX rls_open_pb ON rls_open USING pbtree (salary);
 GRANT SELECT ON rls_open TO regress_abt_alice;
+-- the verification functions are not PUBLIC (issue 25, item 2): without a
+-- grant they refuse everybody but superusers
+SET ROLE regress_abt_alice;
+SELECT abtree_verify('rls_open_sal', exact => false);
+SELECT pbtree_verify('rls_open_pb');
+SELECT violations FROM abtree_mvstore_check('rls_open_sal');
+RESET ROLE;
+-- granted, as an administrator would, so that what follows tests RLS
+GRANT EXECUTE ON FUNCTION abtree_verify(regclass, boolean, boolean), pbtree_verify(regclass, boolean),
+  abtree_mvstore_check(regclass) TO regress_abt_alice, regress_abt_bob;
 
 -- %T is replaced by the table, %I by its abtree index, %P by its pbtree index
 CREATE TABLE rls_case (fn text, sql text);
@@ -136,6 +146,8 @@ RESET ROLE;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+REVOKE EXECUTE ON FUNCTION abtree_verify(regclass, boolean, boolean), pbtree_verify(regclass, boolean),
+  abtree_mvstore_check(regclass) FROM regress_abt_alice, regress_abt_bob;
 DROP TABLE rls_hr, rls_open, rls_part, rls_case, rls_exempt;
 DROP FUNCTION rls_run(text, text, text);
 DROP ROLE regress_abt_alice;

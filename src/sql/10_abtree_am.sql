@@ -44,6 +44,11 @@ LANGUAGE C VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION abtree_sample_tids(regclass, integer, float8) IS
 'n weighted random draws with replacement from an abtree index (heap TIDs)';
+-- As amcheck's: verification can take a ShareLock (exact mode waits for and
+-- blocks writers) and reads every page and, with heapallindexed, the table;
+-- it is an administrator's tool (GRANT EXECUTE delegates it).
+REVOKE ALL ON FUNCTION abtree_verify(regclass, boolean, boolean) FROM PUBLIC;
+
 COMMENT ON FUNCTION abtree_verify(regclass, boolean, boolean) IS
 'checks order, links, levels and weights of an abtree index; ERROR on the first problem';
 COMMENT ON FUNCTION abtree_stats(regclass) IS

@@ -53,5 +53,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'abtree_mvstore_check'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
+REVOKE ALL ON FUNCTION abtree_mvstore_check(regclass) FROM PUBLIC;
+
 COMMENT ON FUNCTION abtree_mvstore_check(regclass) IS
 'checks that every downlink of an abtree index, as the current snapshot sees it, weighs at least its child''s items (violations must be 0); visible_weight is the root''s total for the snapshot';

@@ -41,6 +41,7 @@ CREATE FUNCTION pbtree_verify(index regclass, heapallindexed boolean DEFAULT fal
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'pbtree_verify'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION pbtree_verify(regclass, boolean) FROM PUBLIC;
 COMMENT ON FUNCTION pbtree_verify(regclass, boolean) IS
 'checks a pbtree index: partitions, trees, filters, and optionally that the heap is all indexed; ERROR on the first problem';
 
