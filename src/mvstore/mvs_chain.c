@@ -496,6 +496,24 @@ mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap)
 }
 
 /*
+ * Can the store change the weight of any downlink of the reader's index?
+ * Not when the reader is inactive or the index has no versions at all.
+ * Call it after reading the weights it is to vouch for: the barrier orders
+ * those reads before the filter's, as in mvs_weight (a writer sets the
+ * filter before it adds), so a false answer means each weight read is the
+ * one mvs_weight would have returned.  Lets a reader decide once per page
+ * instead of once per item (issue 21).
+ */
+bool
+mvs_reader_versioned(MvsReader *rd)
+{
+	if (rd == NULL || !rd->active || mvs == NULL)
+		return false;
+	pg_read_barrier();
+	return pg_atomic_read_u32(&mvs->relfilter[rd->relslot]) != 0;
+}
+
+/*
  * Can no entry of this leaf be invisible to the reader?  Leaves keep in
  * pd_prune_xid the newest xid that marked one of their entries valid
  * (abt_leaf_note_xid); a snapshot whose xmin follows it sees them all.

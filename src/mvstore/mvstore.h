@@ -109,6 +109,7 @@ extern void mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap);
 extern uint64 mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid);
 extern bool mvs_xid_invisible(MvsReader *rd, TransactionId xid);
 extern bool mvs_leaf_all_visible(MvsReader *rd, Page leaf);
+extern bool mvs_reader_versioned(MvsReader *rd);
 extern uint64 mvs_item_weight(MvsReader *rd, IndexTuple itup, bool leaf, bool weighted);
 
 /* mvs_gc.c */
