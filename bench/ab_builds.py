@@ -37,7 +37,18 @@ def build(rev, work):
     return src
 
 
-def run_round(src, rev, rnd, work, experiment):
+def parse_weight_protocols(path):
+    """{(clients, variant): rows/s} from the inserts panel of a weight_protocols report."""
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            m = ROW.match(line)
+            if m:
+                rows[(int(m.group(1)), m.group(2))] = float(m.group(3).replace(",", ""))
+    return rows
+
+
+def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols):
     subprocess.run(["make", "-s", "-C", src, f"PG_CONFIG={PG_CONFIG}", "install"], check=True,
                    stdout=subprocess.DEVNULL)
     out = os.path.join(work, f"res-{rev}-{rnd}")
@@ -47,13 +58,7 @@ def run_round(src, rev, rnd, work, experiment):
                     "--results", out, experiment], check=True,
                    stdout=open(os.path.join(work, f"log-{rev}-{rnd}.txt"), "w"),
                    stderr=subprocess.STDOUT)
-    rows = {}
-    with open(os.path.join(out, f"{experiment}.md")) as f:
-        for line in f:
-            m = ROW.match(line)
-            if m:
-                rows[(int(m.group(1)), m.group(2))] = float(m.group(3).replace(",", ""))
-    return rows
+    return parse(os.path.join(out, f"{experiment}.md"))
 
 
 def main():
