@@ -12,7 +12,7 @@ pkgs=(
 	"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl liburing-dev
 	make gcc cppcheck clang-14 util-linux procps gdb
-	python3-psycopg2 python3-matplotlib sqlsmith
+	python3-psycopg2 python3-matplotlib python3-scipy sqlsmith
 )
 # Building PostgreSQL 18 and pgTAP from Debian source packages.
 pg18_pkgs=(bison flex libreadline-dev zlib1g-dev libicu-dev pkg-config
