@@ -1,0 +1,35 @@
+#!/bin/bash
+# One backend running SELECT count(*) FROM a TABLESAMPLE swr(10000) for 12 s on 1M rows
+# (abtree index on random y, table and index prewarmed); perf on it for 8 s.
+# Run as root with the extension installed in PostgreSQL 15 (release build).  Prints the
+# runs' latency and perf's top functions.
+PG=/usr/lib/postgresql/15/bin
+D=/var/tmp/abtswr/cl; rm -rf $D; mkdir -p $D; chown postgres $D
+runuser -u postgres -- $PG/initdb -D $D/data -U postgres --auth=trust --no-sync >/dev/null
+cat >> $D/data/postgresql.conf <<C
+port = 55498
+listen_addresses = ''
+unix_socket_directories = '$D'
+shared_preload_libraries = 'abtree'
+shared_buffers = 1GB
+autovacuum = off
+fsync = off
+C
+runuser -u postgres -- $PG/pg_ctl -D $D/data -l $D/log -w start >/dev/null
+P="runuser -u postgres -- $PG/psql -X -q -h $D -p 55498 -d postgres"
+$P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
+   -c "CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (random()*1e9)::int FROM generate_series(1,1000000) g; CREATE INDEX a_y ON a USING abtree (y)" \
+   -c "VACUUM ANALYZE a" -c "SELECT pg_prewarm('a'), pg_prewarm('a_y')" >/dev/null
+cat > $D/loop.sql <<'S'
+DO $$ DECLARE t timestamptz := clock_timestamp(); n int := 0; BEGIN
+  WHILE clock_timestamp() < t + interval '12 s' LOOP PERFORM count(*) FROM a TABLESAMPLE swr(10000); n := n + 1; END LOOP;
+  RAISE NOTICE 'runs: %, ms per run: %', n, round(12000.0 / n, 2); END $$;
+S
+chmod 644 $D/loop.sql
+$P -f $D/loop.sql &
+sleep 2
+pid=$($P -tAc "SELECT pid FROM pg_stat_activity WHERE query LIKE 'DO %' AND pid <> pg_backend_pid()")
+perf record -F 999 -g -p "$pid" -o $D/perf.data -- sleep 8 >/dev/null 2>&1
+wait
+perf report -i $D/perf.data --no-children --percent-limit 1 --stdio -g none 2>/dev/null | grep -E '^ +[0-9]'
+runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop >/dev/null
