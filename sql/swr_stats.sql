@@ -53,6 +53,29 @@ CREATE VIEW swr_counts AS
     FROM swr_s s LEFT JOIN swr_draw d USING (id)
    GROUP BY s.id, s.k, s.w;
 
+-- LIMIT over swr(n) (issue 21, item 3): rows come out in the order they were
+-- drawn, so the first k rows of swr(n) are k independent draws, as a cursor
+-- read half-way is.  400 scans of swr(500) LIMIT 5 (seeds 0.001 .. 0.4):
+-- their 2000 rows over ten id ranges of 400 rows (ids follow the heap's
+-- order here), each expected 1/10.  A scan that returned its draws sorted by
+-- TID gave its 5 lowest: the same statistic on ORDER BY ctid LIMIT 5 must
+-- fail.
+CREATE TABLE swr_prefix (id int, sorted boolean);
+DO $$ BEGIN
+  FOR s IN 1..400 LOOP
+    EXECUTE format('INSERT INTO swr_prefix SELECT id, false FROM swr_s TABLESAMPLE swr(500) REPEATABLE (%s) LIMIT 5', s / 1000.0);
+    EXECUTE format('INSERT INTO swr_prefix SELECT id, true FROM (SELECT id, ctid FROM swr_s TABLESAMPLE swr(500) REPEATABLE (%s) ORDER BY ctid LIMIT 5) x', s / 1000.0);
+  END LOOP;
+END $$;
+WITH c AS (SELECT g.g, v.sorted, count(p.id) AS n
+             FROM generate_series(0, 9) g(g) CROSS JOIN (VALUES (false), (true)) v(sorted)
+             LEFT JOIN swr_prefix p ON (p.id - 1) / 400 = g.g AND p.sorted = v.sorted
+            GROUP BY g.g, v.sorted)
+SELECT swr_fit(array_agg(n ORDER BY g) FILTER (WHERE NOT sorted), array_fill(1.0::float8, ARRAY[10])) AS limit_prefix_uniform,
+       swr_fit(array_agg(n ORDER BY g) FILTER (WHERE sorted), array_fill(1.0::float8, ARRAY[10])) AS sorted_prefix_must_fail
+  FROM c;
+DROP TABLE swr_prefix;
+
 -- uniform: every row 1/4000; every key 1/50
 INSERT INTO swr_draw SELECT id FROM swr_s TABLESAMPLE swr(200000) REPEATABLE (0.1);
 SELECT count(*) AS draws FROM swr_draw;

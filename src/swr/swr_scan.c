@@ -8,8 +8,9 @@
  * Draws are made in batches: for each draw a table is chosen by the weight
  * its index offers (one table unless the scan is of a partitioned table or
  * an inheritance parent), then abt_sample_one() descends that index.  A
- * batch is sorted by table and heap TID for locality, and each draw is
- * fetched with the scan's snapshot through the table AM's index fetch,
+ * batch's draws come out in the order they were drawn (never sorted: the
+ * first k rows of swr(n), under LIMIT or a cursor, are then k independent
+ * draws; issue 21), and each draw is fetched with the scan's snapshot through the table AM's index fetch,
  * which follows HOT chains.  A draw is rejected, and made again, when the
  * index rejects it, when its row is invisible, and (abtree.swr_where =
  * redraw) when the row fails the WHERE clause, which we evaluate here
@@ -51,7 +52,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-/* Draws per batch: sorted by block for locality, and memory stays bounded. */
+/* Draws per batch: memory stays bounded. */
 #define SWR_BATCH_MAX			65536
 
 /*
@@ -107,7 +108,7 @@ typedef struct SwrScanState
 	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
 	int64		loops;
 
-	SwrDraw    *batch;			/* sorted by table and TID */
+	SwrDraw    *batch;			/* in the order drawn */
 	int			batchcap;
 	int			nbatch;
 	int			pos;
@@ -414,17 +415,6 @@ swr_start(SwrScanState *st)
 
 /* ---- draws ---- */
 
-static int
-swr_draw_cmp(const void *a, const void *b)
-{
-	const SwrDraw *da = (const SwrDraw *) a;
-	const SwrDraw *db = (const SwrDraw *) b;
-
-	if (da->table != db->table)
-		return da->table < db->table ? -1 : 1;
-	return ItemPointerCompare((ItemPointer) &da->tid, (ItemPointer) &db->tid);
-}
-
 /*
  * What each table's index offers the next batch; false if nothing at all.
  * A table is chosen with probability total / sum and a descent in it
@@ -643,7 +633,10 @@ swr_too_many_rejects(SwrScanState *st, int pending)
 }
 
 /*
- * Draw the next batch of up to SWR_BATCH_MAX owed draws and sort it.  While
+ * Draw the next batch of up to SWR_BATCH_MAX owed draws, kept in the order
+ * they were drawn: sorting them by TID (for locality) made the rows come
+ * out lowest TID first, so that swr(n) LIMIT k returned the k lowest of n
+ * draws, not k draws (issue 21, item 3).  While
  * no row has come back, a batch is no larger than the rejection bound, so
  * that a scan that can return nothing is recognised after that many draws.
  */
@@ -682,7 +675,6 @@ swr_draw_batch(SwrScanState *st)
 	MemoryContextSwitchTo(oldcxt);
 
 	st->owed -= nbatch;
-	qsort(st->batch, nbatch, sizeof(SwrDraw), swr_draw_cmp);
 	st->nbatch = nbatch;
 	st->pos = 0;
 }
