@@ -37,15 +37,20 @@ def build(rev, work):
     return src
 
 
-def parse_weight_protocols(path):
-    """{(clients, variant): rows/s} from the inserts panel of a weight_protocols report."""
+def parse_table(path, row):
+    """{(int, name): number} from the report lines that the regex row matches (3 groups)."""
     rows = {}
     with open(path) as f:
         for line in f:
-            m = ROW.match(line)
+            m = row.match(line)
             if m:
                 rows[(int(m.group(1)), m.group(2))] = float(m.group(3).replace(",", ""))
     return rows
+
+
+def parse_weight_protocols(path):
+    """{(clients, variant): rows/s} from the inserts panel of a weight_protocols report."""
+    return parse_table(path, ROW)
 
 
 def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols):
@@ -61,14 +66,19 @@ def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols):
     return parse(os.path.join(out, f"{experiment}.md"))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def ab_args(doc, name):
+    """The command line of an A/B script: two revisions, --rounds, --name, --work."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("rev_a")
     ap.add_argument("rev_b")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--name", default="markvalid_path_lock")
+    ap.add_argument("--name", default=name)
     ap.add_argument("--work", default="/var/tmp/abtree-ab")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def ab_run(args, experiment, parse):
+    """Build both revisions, run the experiment alternately; (revs, results, started, minutes)."""
     revs = [subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", r], check=True,
                            capture_output=True, text=True).stdout.strip()
             for r in (args.rev_a, args.rev_b)]
@@ -78,9 +88,32 @@ def main():
     started = datetime.datetime.utcnow()
     for rnd in range(args.rounds):
         for rev in revs:
-            results[rev].append(run_round(srcs[rev], rev, rnd, args.work, "weight_protocols"))
+            results[rev].append(run_round(srcs[rev], rev, rnd, args.work, experiment, parse))
     minutes = (datetime.datetime.utcnow() - started).total_seconds() / 60
-    write_report(args, revs, results, started, minutes)
+    return revs, results, started, minutes
+
+
+def save_report(name, lines, draw):
+    """bench/results/<name>.md from lines, and .png from draw(ax) if matplotlib is there."""
+    path = os.path.join(BENCH, "results", name)
+    with open(path + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 4))
+        draw(ax)
+        fig.tight_layout()
+        fig.savefig(path + ".png", dpi=110)
+    except ImportError:
+        pass
+    print(f"wrote {path}.md")
+
+
+def main():
+    args = ab_args(__doc__, "markvalid_path_lock")
+    write_report(args, *ab_run(args, "weight_protocols", parse_weight_protocols))
 
 
 def median(xs):
@@ -126,14 +159,8 @@ def write_report(args, revs, results, started, minutes):
             for c in clients:
                 cells = " | ".join(f"{r.get((c, v), 0):,.0f}" for v in variants + ("nbtree",))
                 lines.append(f"| `{rev}` | {i + 1} | {c} | {cells} |")
-    path = os.path.join(BENCH, "results", args.name)
-    with open(path + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4))
+
+    def draw(ax):
         for v, style in zip(variants, ("o", "s", "^")):
             ax.plot(clients, [plot[(c, v)][0] for c in clients], style + "--", label=f"{v} A ({a})")
             ax.plot(clients, [plot[(c, v)][1] for c in clients], style + "-", label=f"{v} B ({b})")
@@ -144,11 +171,8 @@ def write_report(args, revs, results, started, minutes):
         ax.set_xticklabels([str(c) for c in clients])
         ax.legend(fontsize=7)
         ax.set_title("MARK_VALID's exclusive path: inserts vs nbtree")
-        fig.tight_layout()
-        fig.savefig(path + ".png", dpi=110)
-    except ImportError:
-        pass
-    print(f"wrote {path}.md")
+
+    save_report(args.name, lines, draw)
 
 
 if __name__ == "__main__":

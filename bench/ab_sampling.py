@@ -8,49 +8,21 @@ its speed-up over BERNOULLI measured in the same run, and B against A (the ratio
 speed-ups, so that drift of the machine between runs cancels).  Run as root.
 """
 
-import argparse
-import datetime
-import os
 import re
-import subprocess
 
-from ab_builds import BENCH, PG_CONFIG, build, median, run_round
+from ab_builds import PG_CONFIG, ab_args, ab_run, median, parse_table, save_report
 
 ROW = re.compile(r"^\| (\d+) \| `(\w+)` \| ([\d.,]+) \|")
 
 
 def parse_sampling(path):
     """{(n, variant): median ms} from a sampling_baseline report."""
-    rows = {}
-    with open(path) as f:
-        for line in f:
-            m = ROW.match(line)
-            if m:
-                rows[(int(m.group(1)), m.group(2))] = float(m.group(3).replace(",", ""))
-    return rows
+    return parse_table(path, ROW)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("rev_a")
-    ap.add_argument("rev_b")
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--name", default="page_weight_views")
-    ap.add_argument("--work", default="/var/tmp/abtree-ab")
-    args = ap.parse_args()
-    revs = [subprocess.run(["git", "-C", os.path.dirname(BENCH), "rev-parse", "--short", r],
-                           check=True, capture_output=True, text=True).stdout.strip()
-            for r in (args.rev_a, args.rev_b)]
-    os.makedirs(args.work, exist_ok=True)
-    srcs = {rev: build(rev, args.work) for rev in revs}
-    results = {rev: [] for rev in revs}
-    started = datetime.datetime.utcnow()
-    for rnd in range(args.rounds):
-        for rev in revs:
-            results[rev].append(run_round(srcs[rev], rev, rnd, args.work, "sampling_baseline",
-                                          parse_sampling))
-    minutes = (datetime.datetime.utcnow() - started).total_seconds() / 60
-    write_report(args, revs, results, started, minutes)
+    args = ab_args(__doc__, "page_weight_views")
+    write_report(args, *ab_run(args, "sampling_baseline", parse_sampling))
 
 
 def write_report(args, revs, results, started, minutes):
@@ -83,14 +55,7 @@ def write_report(args, revs, results, started, minutes):
             for n in ns:
                 lines.append(f"| `{rev}` | {i + 1} | {n:,} | {r[(n, 'swr')]:.3g} | "
                              f"{r[(n, 'bernoulli')]:.3g} |")
-    path = os.path.join(BENCH, "results", args.name)
-    with open(path + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6, 4))
+    def draw(ax):
         ax.plot([p[0] for p in plot], [p[1] for p in plot], "o--", label=f"A ({a})")
         ax.plot([p[0] for p in plot], [p[2] for p in plot], "o-", label=f"B ({b})")
         ax.axhline(1, color="grey", lw=0.8)
@@ -100,11 +65,8 @@ def write_report(args, revs, results, started, minutes):
         ax.set_ylabel("speed-up over BERNOULLI (same run)")
         ax.legend()
         ax.set_title(args.name)
-        fig.tight_layout()
-        fig.savefig(path + ".png", dpi=110)
-    except ImportError:
-        pass
-    print(f"wrote {path}.md")
+
+    save_report(args.name, lines, draw)
 
 
 if __name__ == "__main__":

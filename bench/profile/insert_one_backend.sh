@@ -1,23 +1,9 @@
 #!/bin/bash
 # One backend inserting 1M random rows into a 200K-row table with an abtree index; perf on it.
 # Run as root with the extension installed in PostgreSQL 15 (release build).  Prints perf's top functions.
-PG=/usr/lib/postgresql/15/bin
-D=/var/tmp/abtab/cl; rm -rf $D; mkdir -p $D; chown postgres $D
-runuser -u postgres -- $PG/initdb -D $D/data -U postgres --auth=trust --no-sync >/dev/null
-cat >> $D/data/postgresql.conf <<C
-port = 55499
-listen_addresses = ''
-unix_socket_directories = '$D'
-shared_preload_libraries = 'abtree'
-shared_buffers = 1GB
-max_wal_size = 10GB
-checkpoint_timeout = 1h
-autovacuum = off
-fsync = off
-synchronous_commit = off
-C
-runuser -u postgres -- $PG/pg_ctl -D $D/data -l $D/log -w start >/dev/null
-P="runuser -u postgres -- $PG/psql -X -q -h $D -p 55499 -d postgres"
+. "$(dirname "$0")/cluster.sh"
+D=/var/tmp/abtab/cl
+profile_cluster $D 55499 "max_wal_size = 10GB" "checkpoint_timeout = 1h" "synchronous_commit = off"
 $P -c "CREATE EXTENSION abtree; CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (hashint4(g)&2147483647) FROM generate_series(1,200000) g; CREATE INDEX a_y ON a USING abtree(y); CHECKPOINT;"
 cat > $D/ins.sql <<S
 INSERT INTO a SELECT g, (random()*2e9)::int4 FROM generate_series(1,1000000) g;

@@ -3,20 +3,9 @@
 # (abtree index on random y, table and index prewarmed); perf on it for 8 s.
 # Run as root with the extension installed in PostgreSQL 15 (release build).  Prints the
 # runs' latency and perf's top functions.
-PG=/usr/lib/postgresql/15/bin
-D=/var/tmp/abtswr/cl; rm -rf $D; mkdir -p $D; chown postgres $D
-runuser -u postgres -- $PG/initdb -D $D/data -U postgres --auth=trust --no-sync >/dev/null
-cat >> $D/data/postgresql.conf <<C
-port = 55498
-listen_addresses = ''
-unix_socket_directories = '$D'
-shared_preload_libraries = 'abtree'
-shared_buffers = 1GB
-autovacuum = off
-fsync = off
-C
-runuser -u postgres -- $PG/pg_ctl -D $D/data -l $D/log -w start >/dev/null
-P="runuser -u postgres -- $PG/psql -X -q -h $D -p 55498 -d postgres"
+. "$(dirname "$0")/cluster.sh"
+D=/var/tmp/abtswr/cl
+profile_cluster $D 55498
 $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
    -c "CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (random()*1e9)::int FROM generate_series(1,1000000) g; CREATE INDEX a_y ON a USING abtree (y)" \
    -c "VACUUM ANALYZE a" -c "SELECT pg_prewarm('a'), pg_prewarm('a_y')" >/dev/null
