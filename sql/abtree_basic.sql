@@ -89,6 +89,19 @@ CREATE INDEX ON abt_t USING abtree (k) WITH (fillfactor = 101);
 CREATE INDEX ON abt_t USING abtree (k) WITH (fillfactor = 'x');
 CREATE INDEX ON abt_t USING abtree (k) WITH (no_such_option = 1);
 CREATE UNIQUE INDEX ON abt_t USING abtree (id);
+-- ALTER INDEX checks weight_column against the index's columns, as REINDEX
+-- would (issue 25, item 5: a bad value was accepted, dumped, and the restore
+-- failed), and says that a new weighting waits for REINDEX
+ALTER INDEX abt_t_kw SET (weight_column = 'nope');
+ALTER INDEX abt_t_kw SET (weight_column = 'id');
+ALTER TABLE abt_t_kw SET (weight_column = '');
+SELECT reloptions FROM pg_class WHERE relname = 'abt_t_kw';
+ALTER INDEX abt_t_kw SET (weight_column = 'k');
+ALTER INDEX abt_t_kw RESET (weight_column);
+ALTER INDEX abt_t_kw SET (weight_column = 'w', fillfactor = 80);
+ALTER INDEX abt_t_k SET (weight_column = 'k');
+ALTER INDEX abt_t_k RESET (weight_column);
+SELECT reloptions FROM pg_class WHERE relname IN ('abt_t_kw', 'abt_t_k') ORDER BY relname;
 CREATE INDEX abt_t_ff ON abt_t USING abtree (k) WITH (fillfactor = 50);
 SELECT avg_leaf_fill < 0.6 AS half_full FROM abtree_stats('abt_t_ff');
 

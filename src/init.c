@@ -51,6 +51,7 @@ _PG_init(void)
 	abt_register_rmgr();
 	abt_shmem_install_hooks();
 	abt_install_planner_hooks();
+	abt_install_utility_hook();
 	swr_install_planner_hook();
 	mvs_register_gc_worker();
 	pbt_install_hooks();

@@ -17,7 +17,12 @@
 #include "abtree.h"
 
 #include "access/nbtree.h"
+#include "access/relation.h"
 #include "access/reloptions.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "commands/defrem.h"
+#include "tcop/utility.h"
 #include "catalog/pg_opclass.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
@@ -26,6 +31,7 @@
 #include "utils/syscache.h"
 
 static relopt_kind abt_relopt_kind;
+static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 static relopt_parse_elt abt_relopt_tab[3];
 
 /* Called from _PG_init, preloaded or not: reloptions must parse anywhere. */
@@ -187,4 +193,70 @@ abtree_am_handler(PG_FUNCTION_ARGS)
 
 	abt_fill_amroutine(amroutine);
 	PG_RETURN_POINTER(amroutine);
+}
+
+
+/*
+ * ALTER INDEX (or ALTER TABLE on an index) SET / RESET / replace of
+ * reloptions: the relation it names, if it exists now; InvalidOid for any
+ * other statement.
+ */
+static Oid
+abt_reloptions_target(Node *stmt)
+{
+	AlterTableStmt *ats;
+	ListCell   *lc;
+
+	if (!IsA(stmt, AlterTableStmt))
+		return InvalidOid;
+	ats = (AlterTableStmt *) stmt;
+	foreach(lc, ats->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetRelOptions || cmd->subtype == AT_ResetRelOptions ||
+			cmd->subtype == AT_ReplaceRelOptions)
+			return RangeVarGetRelid(ats->relation, NoLock, true);
+	}
+	return InvalidOid;
+}
+
+/*
+ * Check an abtree index's reloptions after the statement that changed them
+ * ran, in its transaction (abt_check_altered_options): the reloption
+ * validator sees the option's text only, not the index's columns.
+ */
+static void
+abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					ProcessUtilityContext context, ParamListInfo params,
+					QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Oid			relid = abt_reloptions_target(pstmt->utilityStmt);
+
+	if (prev_ProcessUtility_hook)
+		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context, params,
+								 queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+
+	if (OidIsValid(relid))
+	{
+		Relation	rel;
+
+		CommandCounterIncrement();	/* see the new reloptions */
+		rel = relation_open(relid, AccessShareLock);
+		if ((rel->rd_rel->relkind == RELKIND_INDEX ||
+			 rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX) &&
+			rel->rd_rel->relam == get_index_am_oid("abtree", true))
+			abt_check_altered_options(rel);
+		relation_close(rel, AccessShareLock);
+	}
+}
+
+void
+abt_install_utility_hook(void)
+{
+	prev_ProcessUtility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = abt_process_utility;
 }

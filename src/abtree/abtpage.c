@@ -216,6 +216,49 @@ abt_resolve_weight_column(Relation rel, AbtIndexInfo *info, const char *colname)
 			 errhint("Name a key or INCLUDE column of the index, e.g. CREATE INDEX ... USING abtree (k) INCLUDE (w) WITH (weight_column = 'w').")));
 }
 
+/*
+ * After ALTER INDEX ... SET or RESET of the reloptions (abthandler.c's
+ * utility hook): the weight_column now set must name an integer column of
+ * the index, checked as REINDEX would check it, or pg_dump would carry it
+ * into a CREATE INDEX that fails on restore (issue 25); the ERROR undoes the
+ * ALTER.  A valid value that differs from what the index was built with
+ * takes effect at the next REINDEX: say so.
+ */
+void
+abt_check_altered_options(Relation rel)
+{
+	AbtOptions *opts = (AbtOptions *) rel->rd_options;
+	AbtIndexInfo probe = {0};
+	AttrNumber	built = 0;
+
+	if (opts && opts->weight_column != 0)
+		abt_resolve_weight_column(rel, &probe, (char *) opts + opts->weight_column);
+	if (rel->rd_rel->relkind != RELKIND_INDEX)
+		return;					/* a partitioned index has no tree of its own */
+	if (RelationGetNumberOfBlocks(rel) > ABT_METAPAGE)
+	{
+		AbtMetaPageData meta;
+
+		abt_read_meta(rel, &meta);
+		if (meta.flags & ABT_META_WEIGHTED)
+			built = meta.weight_attno;
+	}
+	if (probe.weight_attno != built)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" keeps its current weighting until it is rebuilt",
+						RelationGetRelationName(rel)),
+				 errdetail("Its entries weigh %s now, and will weigh %s after REINDEX.",
+						   built ? psprintf("their column \"%s\"",
+											NameStr(TupleDescAttr(RelationGetDescr(rel), built - 1)->attname))
+						   : "1 each",
+						   probe.weight_attno ? psprintf("their column \"%s\"",
+														 NameStr(TupleDescAttr(RelationGetDescr(rel), probe.weight_attno - 1)->attname))
+						   : "1 each"),
+				 errhint("REINDEX INDEX %s;",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													RelationGetRelationName(rel)))));
+}
+
 /* Largest pivot tuple an insert can ask a parent page to take. */
 static Size
 abt_max_pivot_size(Relation rel, int nkeyatts)
