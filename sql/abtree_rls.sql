@@ -135,6 +135,11 @@ CREATE TABLE rls_part_1 PARTITION OF rls_part FOR VALUES FROM (0) TO (100);
 INSERT INTO rls_part SELECT i, i % 7 FROM generate_series(0, 99) i;
 CREATE INDEX rls_part_v ON rls_part USING abtree (v);
 CREATE INDEX rls_open_btree ON rls_open (salary);
+-- the index functions say what a partitioned index is (issue 25, item 7)
+\set VERBOSITY default
+SELECT entries FROM abtree_stats('rls_part_v');
+\set VERBOSITY terse
+SELECT count(*) FROM abtree_sample_tids('rls_part_v', 5, 0.5);
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SELECT tablename, indexname, sketch_ndistinct FROM abtree_column_ndistinct

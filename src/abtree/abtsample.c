@@ -524,6 +524,15 @@ abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode m
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", indexoid)));
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX &&
+		rel->rd_rel->relam == get_index_am_oid(amname, false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned %s index", RelationGetRelationName(rel), amname),
+				 errdetail("A partitioned index has no entries of its own; each partition has its index."),
+				 errhint("Call the function on the partitions' indexes: SELECT relid FROM pg_partition_tree('%s') WHERE isleaf;",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													RelationGetRelationName(rel)))));
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
 		rel->rd_rel->relam != get_index_am_oid(amname, false))
 		ereport(ERROR,
