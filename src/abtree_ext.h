@@ -50,6 +50,7 @@
 /* init.c */
 extern bool abt_preloaded;
 extern void abt_require_preload(void);
+extern void abt_refuse_under_rls(Oid heapoid);
 
 /* abtree/abthandler.c */
 extern void abt_init_reloptions(void);
@@ -95,7 +96,8 @@ typedef struct AbtSharedState
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed
 	 * WAL and now accepts writes: every abtree index gets the one-time
-	 * check of abt_recovery_check() before its first draw in each backend.
+	 * check of abt_recovery_check() before its first draw or insert in each
+	 * backend.
 	 * recovery_raised counts the downlinks that check raised.
 	 */
 	pg_atomic_uint32 recovered;

@@ -13,6 +13,9 @@
  * _PG_init(): a library listed in session_preload_libraries by mistake
  * would then lock every user out.
  *
+ * abt_refuse_under_rls() is the other guard the SQL entry points share: the
+ * index functions refuse where row-level security applies to the caller.
+ *
  *-------------------------------------------------------------------------
  */
 #include "abtree_ext.h"
@@ -25,6 +28,8 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "abtree",.version = ABTREE_VERSION_STRING);
@@ -84,4 +89,26 @@ abt_require_preload(void)
 			 errdetail("abtree writes WAL records of its own, and the server can only replay them when the library is loaded at server start."),
 			 errhint("Add this line to postgresql.conf and restart the server: shared_preload_libraries = '%s'",
 					 suggestion)));
+}
+
+/*
+ * Refuse when row-level security applies to the current user on table
+ * heapoid.  The index functions read every entry of an index (counts,
+ * weights, sketches, sampled TIDs, verification) and cannot apply the
+ * table's policies entry by entry, so under RLS they would reveal rows the
+ * user cannot see (issue 25).  Like pg_stats, which hides such tables'
+ * statistics, we say nothing rather than filter; the table itself,
+ * TABLESAMPLE swr included, stays queryable under its policies.  The
+ * table's owner (unless FORCE ROW LEVEL SECURITY) and roles with
+ * BYPASSRLS are not subject to RLS and pass.
+ */
+void
+abt_refuse_under_rls(Oid heapoid)
+{
+	if (check_enable_rls(heapoid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security applies to table \"%s\"", get_rel_name(heapoid)),
+				 errdetail("abtree's index functions read every entry of the index and cannot apply the table's policies."),
+				 errhint("Query the table itself, where the policies apply (TABLESAMPLE swr included), or use a role that bypasses row-level security.")));
 }

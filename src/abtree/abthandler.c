@@ -16,16 +16,18 @@
  */
 #include "abtree.h"
 
+#include "access/htup_details.h"
 #include "access/nbtree.h"
 #include "access/relation.h"
 #include "access/reloptions.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
-#include "commands/defrem.h"
-#include "tcop/utility.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
+#include "commands/defrem.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
+#include "tcop/utility.h"
 #include "utils/index_selfuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -196,10 +198,29 @@ abtree_am_handler(PG_FUNCTION_ARGS)
 }
 
 
+/* Is relid an abtree index (or partitioned abtree index)?  From pg_class. */
+static bool
+abt_is_abtree_index(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+
+		result = (form->relkind == RELKIND_INDEX ||
+				  form->relkind == RELKIND_PARTITIONED_INDEX) &&
+			form->relam == get_index_am_oid("abtree", true);
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
 /*
- * ALTER INDEX (or ALTER TABLE on an index) SET / RESET / replace of
- * reloptions: the relation it names, if it exists now; InvalidOid for any
- * other statement.
+ * ALTER INDEX (or ALTER TABLE on an index) SET / RESET / replace of an
+ * abtree index's reloptions: the index; InvalidOid for any other statement
+ * (which the hook then leaves entirely alone).
  */
 static Oid
 abt_reloptions_target(Node *stmt)
@@ -216,7 +237,11 @@ abt_reloptions_target(Node *stmt)
 
 		if (cmd->subtype == AT_SetRelOptions || cmd->subtype == AT_ResetRelOptions ||
 			cmd->subtype == AT_ReplaceRelOptions)
-			return RangeVarGetRelid(ats->relation, NoLock, true);
+		{
+			Oid			relid = RangeVarGetRelid(ats->relation, NoLock, true);
+
+			return OidIsValid(relid) && abt_is_abtree_index(relid) ? relid : InvalidOid;
+		}
 	}
 	return InvalidOid;
 }
@@ -246,10 +271,7 @@ abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 
 		CommandCounterIncrement();	/* see the new reloptions */
 		rel = relation_open(relid, AccessShareLock);
-		if ((rel->rd_rel->relkind == RELKIND_INDEX ||
-			 rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX) &&
-			rel->rd_rel->relam == get_index_am_oid("abtree", true))
-			abt_check_altered_options(rel);
+		abt_check_altered_options(rel);
 		relation_close(rel, AccessShareLock);
 	}
 }

@@ -216,6 +216,16 @@ abt_resolve_weight_column(Relation rel, AbtIndexInfo *info, const char *colname)
 			 errhint("Name a key or INCLUDE column of the index, e.g. CREATE INDEX ... USING abtree (k) INCLUDE (w) WITH (weight_column = 'w').")));
 }
 
+/* How an index weighs its entries, for messages: by attribute attno, or 1 each */
+static char *
+abt_weighting_text(Relation rel, AttrNumber attno)
+{
+	if (attno == 0)
+		return "1 each";
+	return psprintf("their column \"%s\"",
+					NameStr(TupleDescAttr(RelationGetDescr(rel), attno - 1)->attname));
+}
+
 /*
  * After ALTER INDEX ... SET or RESET of the reloptions (abthandler.c's
  * utility hook): the weight_column now set must name an integer column of
@@ -248,12 +258,8 @@ abt_check_altered_options(Relation rel)
 				(errmsg("index \"%s\" keeps its current weighting until it is rebuilt",
 						RelationGetRelationName(rel)),
 				 errdetail("Its entries weigh %s now, and will weigh %s after REINDEX.",
-						   built ? psprintf("their column \"%s\"",
-											NameStr(TupleDescAttr(RelationGetDescr(rel), built - 1)->attname))
-						   : "1 each",
-						   probe.weight_attno ? psprintf("their column \"%s\"",
-														 NameStr(TupleDescAttr(RelationGetDescr(rel), probe.weight_attno - 1)->attname))
-						   : "1 each"),
+						   abt_weighting_text(rel, built),
+						   abt_weighting_text(rel, probe.weight_attno)),
 				 errhint("REINDEX INDEX %s;",
 						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													RelationGetRelationName(rel)))));

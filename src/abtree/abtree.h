@@ -340,7 +340,6 @@ extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
 extern uint64 abt_total_weight(Relation rel);
 extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
-extern void abt_refuse_under_rls(Oid heapoid);
 extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname,
 								  AclMode mode);
 struct pg_prng_state;

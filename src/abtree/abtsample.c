@@ -30,7 +30,6 @@
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "catalog/index.h"
@@ -482,28 +481,6 @@ Relation
 abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 {
 	return abt_open_am_index(indexoid, lockmode, "abtree", ACL_SELECT);
-}
-
-/*
- * Refuse when row-level security applies to the current user on table
- * heapoid.  The index functions read every entry of an index (counts,
- * weights, sketches, sampled TIDs, verification) and cannot apply the
- * table's policies entry by entry, so under RLS they would reveal rows the
- * user cannot see (issue 25).  Like pg_stats, which hides such tables'
- * statistics, we say nothing rather than filter; the table itself,
- * TABLESAMPLE swr included, stays queryable under its policies.  The
- * table's owner (unless FORCE ROW LEVEL SECURITY) and roles with
- * BYPASSRLS are not subject to RLS and pass.
- */
-void
-abt_refuse_under_rls(Oid heapoid)
-{
-	if (check_enable_rls(heapoid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security applies to table \"%s\"", get_rel_name(heapoid)),
-				 errdetail("abtree's index functions read every entry of the index and cannot apply the table's policies."),
-				 errhint("Query the table itself, where the policies apply (TABLESAMPLE swr included), or use a role that bypasses row-level security.")));
 }
 
 /*
