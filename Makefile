@@ -46,6 +46,8 @@ OBJS = \
 	src/hll/chll_ndistinct.o \
 	src/hll/chll_ndsample.o \
 	src/hll/chll_sketch.o \
+	src/swr/swr_citus.o \
+	src/swr/swr_citus_exec.o \
 	src/swr/swr_estimate.o \
 	src/swr/swr_index.o \
 	src/swr/swr_plan.o \

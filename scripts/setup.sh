@@ -4,6 +4,7 @@
 #
 #   bash scripts/setup.sh            the PostgreSQL 15 toolchain and test tools
 #   bash scripts/setup.sh --pg18     also what building PostgreSQL 18 from source needs
+#   bash scripts/setup.sh --citus    also what building Citus from source needs
 set -euo pipefail
 
 PG_MAJOR=15
@@ -18,9 +19,14 @@ pkgs=(
 pg18_pkgs=(bison flex libreadline-dev zlib1g-dev libicu-dev pkg-config
 	dpkg-dev bzip2 xz-utils ca-certificates)
 
-if [ "${1:-}" = "--pg18" ]; then
-	pkgs+=("${pg18_pkgs[@]}")
-fi
+# Building Citus from the vendored source (scripts/citus.sh).
+citus_pkgs=(liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev
+	libpam0g-dev libssl-dev patch)
+
+case "${1:-}" in
+	--pg18) pkgs+=("${pg18_pkgs[@]}") ;;
+	--citus) pkgs+=("${citus_pkgs[@]}") ;;
+esac
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: run as root (it installs Debian packages)" >&2

@@ -8,8 +8,9 @@
 # Run as root.  The build uses -Werror; on 15 it also defines
 # USE_ASSERT_CHECKING, because Debian's server is built without assertions.
 # Suites: build, cppcheck, pg_regress, isolation, pgTAP (on a throwaway
-# cluster), TAP (PostgreSQL::Test::Cluster makes its own clusters) and the
-# reliability suites of test/stress (test/RELIABILITY.md).
+# cluster), TAP (PostgreSQL::Test::Cluster makes its own clusters), the
+# reliability suites of test/stress (test/RELIABILITY.md) and, where Citus
+# can be built (scripts/citus.sh), the Citus suite.
 # On a failure it prints the diffs and the server log tail.  The last line is
 # "N passed, M failed"; the exit status is non-zero when M > 0.
 set -uo pipefail
@@ -191,6 +192,26 @@ for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --sta
 	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
 	count "$1" "$(grep -c '^ok' "$logdir/$1.out")" "$bad"
 done
+# Citus (issue 23): a coordinator and two workers.  Citus is built once
+# from ../shared/vendor into a cache (scripts/citus.sh); where the archive is
+# missing, or Citus does not support this PostgreSQL, the suite is skipped
+# and says why.
+abt_log "Citus: building or reusing Citus for $("$pgc" --version)"
+citus=$(bash "$ABT_ROOT/scripts/citus.sh" "$pgc" | tail -n 1)
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 3 ]; then
+	echo "citus: SKIPPED (${citus#skip: })"
+elif [ "$rc" -ne 0 ]; then
+	count citus_build 0 1
+else
+	abt_log "reliability: citus.py"
+	(cd /tmp && abt_as_postgres /usr/bin/python3 "$bdir/test/stress/citus.py" \
+		--bindir "$("$pgc" --bindir)") 2>&1 | tee "$logdir/citus.out"
+	rc=${PIPESTATUS[0]}
+	bad=$(grep -c '^not ok' "$logdir/citus.out")
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || bad=1
+	count citus "$(grep -c '^ok' "$logdir/citus.out")" "$bad"
+fi
 if ls "$ABTREE_FIGURES_DIR"/*.txt >/dev/null 2>&1; then
 	rm -f "$ABT_ROOT"/test/results/*.pg"$pg".txt "$ABT_ROOT"/test/results/*.pg"$pg".errors.txt
 	mkdir -p "$ABT_ROOT/test/results" && cp "$ABTREE_FIGURES_DIR"/*.txt "$ABT_ROOT/test/results/"

@@ -64,7 +64,12 @@ INSERT INTO rls_case VALUES
 CREATE TABLE rls_exempt (fn text, why text);
 INSERT INTO rls_exempt VALUES
 ('pbtree_seal', 'maintenance, needs INSERT, returns only whether it sealed'),
-('pbtree_merge', 'maintenance, needs INSERT, returns a partition count');
+('pbtree_merge', 'maintenance, needs INSERT, returns a partition count'),
+('swr_citus_sample', 'reads the table with queries run as the caller, under its policies');
+
+-- swr_shard_weight (a Citus shard's total weight) is an index function too
+INSERT INTO rls_case VALUES
+('swr_shard_weight', $$SELECT swr_shard_weight('%T')$$);
 
 -- run every case on a table as the current role: the result or the SQLSTATE
 CREATE FUNCTION rls_run(tbl text, idx text, pidx text)

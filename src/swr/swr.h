@@ -27,7 +27,9 @@
 typedef enum SwrWhere
 {
 	SWR_WHERE_REDRAW,			/* n rows that satisfy it: failures redrawn */
-	SWR_WHERE_STANDARD			/* SQL standard: n draws, then WHERE filters */
+	SWR_WHERE_STANDARD,			/* SQL standard: n draws, then WHERE filters */
+	SWR_WHERE_ATTEMPTS			/* a Citus shard's part (swr_shard): n descents,
+								 * every failure a draw used up; no key range */
 } SwrWhere;
 
 extern int	abt_swr_where;
@@ -39,6 +41,9 @@ extern int	abt_swr_where;
 #define SWR_PRIV_RANGE_ATTNOS	3	/* int list: range candidates' columns */
 #define SWR_PRIV_RANGE_OPNOS	4	/* OID list: their operators */
 #define SWR_PRIV_RANGE_COLLS	5	/* OID list: their collations */
+#define SWR_PRIV_SHARD			6	/* Boolean: swr_shard(shardids, attempts):
+									 * custom_exprs start with attempts, then
+									 * the shard ids */
 
 /* Counts of draws: of a scan, of a node's loops, of an index's scans. */
 typedef struct SwrCounts
@@ -62,6 +67,12 @@ extern char *swr_describe(Relation index);
 /* swr_plan.c */
 extern void swr_install_planner_hook(void);
 
+/* swr_citus.c */
+extern void swr_citus_install_hook(void);
+extern bool swr_citus_needs_rounds(Oid relid);
+extern int64 swr_shard_attempts(Relation scanrel, Datum shardids, Datum attempts,
+								uint32 *seed);
+
 /* swr_stats.c */
 extern Size swr_stats_shmem_size(void);
 extern void swr_stats_shmem_request(void);
@@ -71,6 +82,7 @@ extern void swr_stats_add(Oid indexid, const SwrCounts *c);
 /* swr_tsm.c */
 struct TableSampleClause;
 extern bool swr_is_swr_tablesample(struct TableSampleClause *tsc);
+extern bool swr_is_shard_tablesample(struct TableSampleClause *tsc);
 extern int64 swr_sample_size(Datum param);
 
 #endif							/* SWR_H */

@@ -10,7 +10,8 @@
  * custom path, whose executor (swr_scan.c) draws through the index itself.
  * The plan carries:
  *
- *	 custom_exprs:	 n, then REPEATABLE's seed if there is one, then the
+ *	 custom_exprs:	 n (for swr_shard: the attempts, then the shard ids),
+ *					 then REPEATABLE's seed if there is one, then the
  *					 right-hand sides of the range candidates;
  *	 custom_private: see the SWR_PRIV_* positions in swr.h: the WHERE mode,
  *					 whether there is a seed, the OIDs of the tables to draw
@@ -159,7 +160,11 @@ swr_collect_ranges(RelOptInfo *rel, List **attnos, List **opnos, List **colls,
 static double
 swr_planned_n(PlannerInfo *root, TableSampleClause *tsc)
 {
-	Node	   *arg = estimate_expression_value(root, (Node *) linitial(tsc->args));
+	Node	   *arg;
+
+	if (swr_is_shard_tablesample(tsc))
+		return 1000;			/* a shard's part of n: known at run time */
+	arg = estimate_expression_value(root, (Node *) linitial(tsc->args));
 
 	if (IsA(arg, Const) && !((Const *) arg)->constisnull)
 	{
@@ -181,15 +186,19 @@ swr_make_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, List *leav
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	double		n = swr_planned_n(root, rte->tablesample);
+	SwrWhere	where = abt_swr_where;
 	QualCost	qcost;
 	List	   *attnos = NIL;
 	List	   *opnos = NIL;
 	List	   *colls = NIL;
 	List	   *bounds = NIL;
 
-	if (abt_swr_where == SWR_WHERE_REDRAW)
+	/* a Citus shard's part: attempts, no key range (swr_citus.c) */
+	if (swr_is_shard_tablesample(rte->tablesample))
+		where = SWR_WHERE_ATTEMPTS;
+	if (where == SWR_WHERE_REDRAW)
 		swr_collect_ranges(rel, &attnos, &opnos, &colls, &bounds);
-	rel->rows = abt_swr_where == SWR_WHERE_REDRAW ? clamp_row_est(n) :
+	rel->rows = where == SWR_WHERE_REDRAW ? clamp_row_est(n) :
 		clamp_row_est(n * clauselist_selectivity(root, rel->baserestrictinfo, 0,
 												 JOIN_INNER, NULL));
 	cost_qual_eval(&qcost, rel->baserestrictinfo, root);
@@ -209,7 +218,7 @@ swr_make_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, List *leav
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
 	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make1(makeInteger(abt_swr_where));
+	cpath->custom_private = list_make1(makeInteger(where));
 	cpath->custom_private = lappend(cpath->custom_private, leaves);
 	cpath->custom_private = lappend(cpath->custom_private, attnos);
 	cpath->custom_private = lappend(cpath->custom_private, opnos);
@@ -228,7 +237,11 @@ swr_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	TableSampleClause *tsc = rte->tablesample;
 	List	   *priv = best_path->custom_private;
 	List	   *exprs = list_make1(linitial(tsc->args));
+	bool		shard = swr_is_shard_tablesample(tsc);
 
+	/* swr_shard(shardids, attempts): attempts first, like n, then the ids */
+	if (shard)
+		exprs = list_make2(lsecond(tsc->args), linitial(tsc->args));
 	if (tsc->repeatable)
 		exprs = lappend(exprs, tsc->repeatable);
 	exprs = list_concat(exprs, list_nth(priv, 5));
@@ -247,6 +260,7 @@ swr_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, lthird(priv));
 	cscan->custom_private = lappend(cscan->custom_private, lfourth(priv));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, 4));
+	cscan->custom_private = lappend(cscan->custom_private, makeBoolean(shard));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &swr_scan_methods;
 	return &cscan->scan.plan;

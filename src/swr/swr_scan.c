@@ -90,7 +90,9 @@ typedef struct SwrScanState
 	CustomScanState css;
 	SwrWhere	where;
 	ExprState  *nexpr;
+	ExprState  *shardexpr;		/* swr_shard: the shard ids (nexpr: attempts) */
 	ExprState  *seedexpr;
+	int			nfixed;			/* custom_exprs before the range candidates */
 	List	   *boundexprs;		/* ExprStates of the range candidates */
 	ExprState  *qual;			/* the WHERE clause, evaluated by us */
 	int			ntables;
@@ -268,7 +270,7 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *exprs = cscan->custom_exprs;
 	bool		has_seed = boolVal(list_nth(cscan->custom_private, SWR_PRIV_HAS_SEED));
-	int			nfixed = has_seed ? 2 : 1;
+	bool		shard = boolVal(list_nth(cscan->custom_private, SWR_PRIV_SHARD));
 	ListCell   *lc;
 
 	abt_require_preload();
@@ -279,10 +281,13 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	node->ss.ps.qual = NULL;
 
+	st->nfixed = 1 + (shard ? 1 : 0) + (has_seed ? 1 : 0);
 	st->nexpr = ExecInitExpr(linitial(exprs), &node->ss.ps);
+	if (shard)
+		st->shardexpr = ExecInitExpr(lsecond(exprs), &node->ss.ps);
 	if (has_seed)
-		st->seedexpr = ExecInitExpr(lsecond(exprs), &node->ss.ps);
-	for_each_from(lc, exprs, nfixed)
+		st->seedexpr = ExecInitExpr(list_nth(exprs, st->nfixed - 1), &node->ss.ps);
+	for_each_from(lc, exprs, st->nfixed)
 		st->boundexprs = lappend(st->boundexprs, ExecInitExpr(lfirst(lc), &node->ss.ps));
 
 	st->random_seed = pg_prng_uint32(&pg_global_prng_state);
@@ -309,7 +314,7 @@ static Datum
 swr_copy_bound(SwrScanState *st, int cand, Datum value)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
-	int			nfixed = st->seedexpr ? 2 : 1;
+	int			nfixed = st->nfixed;
 	int16		typlen;
 	bool		typbyval;
 	MemoryContext oldcxt;
@@ -382,7 +387,6 @@ swr_start(SwrScanState *st)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
 				 errmsg("TABLESAMPLE parameter cannot be null")));
-	st->owed = swr_sample_size(n);
 	if (st->seedexpr)
 	{
 		Datum		s = swr_eval_arg(st, st->seedexpr, &isnull);
@@ -394,6 +398,18 @@ swr_start(SwrScanState *st)
 		/* as SampleScan hashes it, so that REPEATABLE keeps its draws */
 		seed = DatumGetUInt32(DirectFunctionCall1(hashfloat8, s));
 	}
+	if (st->shardexpr)
+	{
+		Datum		ids = swr_eval_arg(st, st->shardexpr, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+					 errmsg("TABLESAMPLE parameter cannot be null")));
+		st->owed = swr_shard_attempts(st->css.ss.ss_currentRelation, ids, n, &seed);
+	}
+	else
+		st->owed = swr_sample_size(n);
 	abt_seed_prng(&st->prng, true, (float8) seed);
 
 	MemoryContextReset(st->rangecxt);
@@ -609,7 +625,8 @@ swr_too_many_rejects(SwrScanState *st, int pending)
 {
 	SwrTable   *t = &st->tables[0];
 
-	if (swr_rejected(st) <= (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + pending + 1))
+	if (st->where == SWR_WHERE_ATTEMPTS ||
+		swr_rejected(st) <= (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + pending + 1))
 		return false;
 	if (swr_accepted(st) == 0 && !swr_any_row(st))
 	{
@@ -645,9 +662,11 @@ swr_draw_batch(SwrScanState *st)
 {
 	int64		want = Min(st->owed, SWR_BATCH_MAX);
 	int			nbatch = 0;
+	int			attempts;
 	MemoryContext oldcxt;
 
-	want = Min(want, (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + 1));
+	if (st->where != SWR_WHERE_ATTEMPTS)
+		want = Min(want, (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + 1));
 	if (want > st->batchcap)
 	{
 		if (st->batch)
@@ -664,17 +683,32 @@ swr_draw_batch(SwrScanState *st)
 		st->exhausted = true;
 		st->owed = 0;
 	}
-	while (nbatch < want && !st->exhausted)
+	if (st->where == SWR_WHERE_ATTEMPTS)
 	{
-		CHECK_FOR_INTERRUPTS();
-		if (swr_draw_one(st, &st->batch[nbatch]))
-			nbatch++;
-		else if (swr_too_many_rejects(st, nbatch))
-			nbatch = 0;
+		/* every descent is one of the shard's attempts, rejected or not */
+		for (attempts = 0; attempts < want && !st->exhausted; attempts++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (swr_draw_one(st, &st->batch[nbatch]))
+				nbatch++;
+		}
+	}
+	else
+	{
+		while (nbatch < want && !st->exhausted)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (swr_draw_one(st, &st->batch[nbatch]))
+				nbatch++;
+			else if (swr_too_many_rejects(st, nbatch))
+				nbatch = 0;
+		}
+		attempts = nbatch;
 	}
 	MemoryContextSwitchTo(oldcxt);
 
-	st->owed -= nbatch;
+	if (!st->exhausted)
+		st->owed -= attempts;
 	st->nbatch = nbatch;
 	st->pos = 0;
 }
@@ -715,7 +749,8 @@ swr_next(ScanState *ss)
 		{
 			st->cur.invisible++;
 			t->cur.invisible++;
-			st->owed++;
+			if (st->where != SWR_WHERE_ATTEMPTS)
+				st->owed++;
 			continue;
 		}
 		slot = swr_scan_row(st, t, t->slot);
@@ -822,11 +857,17 @@ swr_explain_sampling(SwrScanState *st, List *context, ExplainState *es)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "swr (%s)",
-					 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
+	if (st->shardexpr)
+		appendStringInfo(&buf, "swr_shard (%s, %s)",
+						 deparse_expression(lsecond(cscan->custom_exprs), context, false, false),
+						 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
+	else
+		appendStringInfo(&buf, "swr (%s)",
+						 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
 	if (st->seedexpr)
 		appendStringInfo(&buf, " REPEATABLE (%s)",
-						 deparse_expression(lsecond(cscan->custom_exprs), context, false, false));
+						 deparse_expression(list_nth(cscan->custom_exprs, st->nfixed - 1),
+											context, false, false));
 	ExplainPropertyText("Sampling", buf.data, es);
 }
 
@@ -855,7 +896,7 @@ swr_explain_range(SwrScanState *st, List *context, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
 	List	   *attnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_ATTNOS);
 	List	   *opnos = list_nth(cscan->custom_private, SWR_PRIV_RANGE_OPNOS);
-	int			nfixed = st->seedexpr ? 2 : 1;
+	int			nfixed = st->nfixed;
 	Relation	scanrel = st->css.ss.ss_currentRelation;
 	StringInfoData buf;
 	int			i;
@@ -899,7 +940,7 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 		char	   *text = psprintf("%lld, rejected: %lld invisible, %lld by the index, %lld by the filter%s",
 									(long long) c.draws, (long long) c.invisible,
 									(long long) c.tree_rejects, (long long) c.filtered,
-									st->where == SWR_WHERE_STANDARD ? " (not redrawn)" : "");
+									st->where != SWR_WHERE_REDRAW ? " (not redrawn)" : "");
 
 		ExplainPropertyText("Draws", text, es);
 		return;
@@ -923,7 +964,8 @@ swr_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (st->qual)
 		ExplainPropertyText("Filter Mode",
 							st->where == SWR_WHERE_REDRAW ? "redraw rows that fail" :
-							"standard (remove rows that fail)", es);
+							st->where == SWR_WHERE_STANDARD ? "standard (remove rows that fail)" :
+							"shard attempts (the coordinator redraws what fails)", es);
 	if (es->analyze)
 		swr_explain_counts(st, es);
 }

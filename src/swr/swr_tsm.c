@@ -82,6 +82,19 @@ swr_samplescangetsamplesize(PlannerInfo *root, RelOptInfo *baserel,
 	*tuples = clamp_row_est(n);
 }
 
+/*
+ * swr_shard(shardids, attempts): a Citus shard's part of a distributed
+ * swr(n), whose count the scan finds at run time (swr_citus.c).  The
+ * planner sees an unknown count: the guess of a run-time n.
+ */
+static void
+swr_shard_samplescangetsamplesize(PlannerInfo *root, RelOptInfo *baserel,
+								  List *paramexprs, BlockNumber *pages, double *tuples)
+{
+	*pages = (BlockNumber) Min(baserel->pages, 1000);
+	*tuples = 1000;
+}
+
 /* ---- the TsmRoutine callbacks ---- */
 
 static void
@@ -124,7 +137,15 @@ swr_is_swr_tablesample(TableSampleClause *tsc)
 	return GetTsmRoutine(tsc->tsmhandler)->BeginSampleScan == swr_beginsamplescan;
 }
 
+/* Is it swr_shard(shardids, attempts), a Citus shard's part? */
+bool
+swr_is_shard_tablesample(TableSampleClause *tsc)
+{
+	return swr_is_swr_tablesample(tsc) && list_length(tsc->args) == 2;
+}
+
 PG_FUNCTION_INFO_V1(swr_handler);
+PG_FUNCTION_INFO_V1(swr_shard_handler);
 
 /*
  * swr(internal) RETURNS tsm_handler.  No preload check here: the parser and
@@ -146,5 +167,20 @@ swr_handler(PG_FUNCTION_ARGS)
 	tsm->NextSampleTuple = swr_nextsampletuple;
 	tsm->EndSampleScan = NULL;
 
+	PG_RETURN_POINTER(tsm);
+}
+
+/*
+ * swr_shard(internal) RETURNS tsm_handler: TABLESAMPLE swr_shard(shardids
+ * int8[], attempts int8[]), what a distributed swr(n) sends to each shard of
+ * a Citus table (src/swr/README, "Citus").  Same scan, other arguments.
+ */
+Datum
+swr_shard_handler(PG_FUNCTION_ARGS)
+{
+	TsmRoutine *tsm = (TsmRoutine *) DatumGetPointer(swr_handler(fcinfo));
+
+	tsm->parameterTypes = list_make2_oid(INT8ARRAYOID, INT8ARRAYOID);
+	tsm->SampleScanGetSampleSize = swr_shard_samplescangetsamplesize;
 	PG_RETURN_POINTER(tsm);
 }
