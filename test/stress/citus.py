@@ -21,7 +21,9 @@ What it checks, on a table whose four shards hold 74%, 8%, 8% and 10% of the row
   - a reference table, a join with it, a prepared statement past its fifth execution (generic
     plan), a correlated subquery;
   - a worker stopped in the middle of a query: a clean ERROR, the coordinator stays up, and
-    after the worker restarts the answers are right again.
+    after the worker restarts the answers are right again;
+  - the big shard moved to the other worker between two samples;
+  - abtree before citus in shared_preload_libraries: Citus refuses to start, and says so.
 
 Statistical tests use fixed seeds (REPEATABLE) and reject at p < 0.001: each such check raises
 a false alarm with probability 0.001 on a correct implementation, about 1% for the suite's dozen
@@ -271,6 +273,39 @@ def test_worker_restart(tap, coord, worker):
                  "SELECT dev FROM ev", 'after the restart: shards follow their rows')
 
 
+def test_rebalance(tap, coord, workers):
+    """Move the big shard to the other worker between two samples."""
+    big = coord.query("SELECT get_shard_id_for_distribution_column('ev', 1)")[0][0]
+    src = coord.query("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = %s", (big,))[0][0]
+    dst = [w.port for w in workers if w.port != src][0]
+    before = coord.query("SELECT count(*) FROM ev TABLESAMPLE swr(1000)")[0][0]
+    run(coord, "SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, "
+        "shard_transfer_mode => 'block_writes')" % (big, src, dst))
+    moved = coord.query("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = %s", (big,))[0][0]
+    tap.ok(before == 1000 and moved == dst, 'the big shard moved from port %d to %d' % (src, dst),
+           (before, moved))
+    got = coord.query("SELECT count(*) FROM ev TABLESAMPLE swr(1000)")[0][0]
+    tap.ok(got == 1000, 'after the move: swr(1000) returns 1000 rows', got)
+    check_shards(tap, coord, "SELECT dev FROM ev TABLESAMPLE swr(30000) REPEATABLE (14)",
+                 "SELECT dev FROM ev", 'after the move: shards follow their rows')
+
+
+def test_load_order(tap, bindir, base):
+    """abtree before citus in shared_preload_libraries: Citus refuses to start, saying why."""
+    srv = Server(bindir, base, 'order', free_port())
+    subprocess.run([os.path.join(bindir, 'initdb'), '-D', srv.data, '-U', 'postgres',
+                    '--auth=trust', '--no-sync'], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(srv.data, 'postgresql.conf'), 'a') as f:
+        f.write("port = %d\nlisten_addresses = ''\nunix_socket_directories = '%s'\n"
+                "shared_preload_libraries = 'abtree,citus'\n" % (srv.port, base))
+    started = srv.pg_ctl('start', check=False).returncode == 0
+    if started:
+        srv.stop()
+    tap.ok(not started and 'Citus has to be loaded first' in srv.logtext(),
+           "shared_preload_libraries = 'abtree,citus': the server does not start, and its log "
+           "says Citus has to be loaded first", srv.logtext()[-600:])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--bindir', required=True)
@@ -299,6 +334,8 @@ def main():
         test_estimates(tap, coord)
         test_shapes(tap, coord)
         test_worker_restart(tap, coord, workers[1])
+        test_rebalance(tap, coord, workers)
+        test_load_order(tap, args.bindir, base)
     except Exception as e:  # a crash of the harness is a failure, with its story
         tap.ok(False, 'the suite ran to its end', repr(e))
         for n in nodes:
