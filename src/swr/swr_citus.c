@@ -29,6 +29,7 @@
 #include "abtree/abtree.h"
 #include "mvstore/mvstore.h"
 #include "access/genam.h"
+#include "access/relation.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
@@ -409,7 +410,7 @@ swr_citus_install_hook(void)
  * <table>_<shardid> (a long table name is shortened before the suffix).
  */
 static int64
-swr_shard_id(Relation rel)
+swr_shard_id_of(Relation rel)
 {
 	const char *name = RelationGetRelationName(rel);
 	const char *us = strrchr(name, '_');
@@ -429,13 +430,16 @@ swr_shard_id(Relation rel)
 
 /*
  * A shard's part of a distributed swr(n): the attempts listed for its shard
- * id in swr_shard(shardids, attempts), 0 if it is not listed.  *seed is
- * mixed with the shard id, so that shards given one seed draw independently.
+ * id in swr_shard(shardids, attempts), 0 if it is not listed; -1 for a
+ * probe, swr_shard('{}', '{}'), which returns one row of NULLs whose
+ * tableoid is the shard's (swr_citus_exec.c weighs the shards with it).
+ * *seed is mixed with the shard id, so that shards given one seed draw
+ * independently.
  */
 int64
 swr_shard_attempts(Relation scanrel, Datum shardids, Datum attempts, uint32 *seed)
 {
-	int64		me = swr_shard_id(scanrel);
+	int64		me = swr_shard_id_of(scanrel);
 	ArrayType  *ids = DatumGetArrayTypeP(shardids);
 	ArrayType  *counts = DatumGetArrayTypeP(attempts);
 	Datum	   *idv;
@@ -468,7 +472,7 @@ swr_shard_attempts(Relation scanrel, Datum shardids, Datum attempts, uint32 *see
 			mine = DatumGetInt64(countv[i]);
 	}
 	*seed = hash_combine(*seed, hash_bytes_uint32((uint32) me) ^ (uint32) (me >> 32));
-	return mine;
+	return nids == 0 ? -1 : mine;
 }
 
 /*
@@ -488,11 +492,30 @@ swr_table_weight(Relation heap, Snapshot snapshot)
 	return total;
 }
 
+PG_FUNCTION_INFO_V1(swr_shard_id);
+
+/* swr_shard_id(regclass) RETURNS int8: the Citus shard id of a shard. */
+Datum
+swr_shard_id(PG_FUNCTION_ARGS)
+{
+	Relation	rel = try_relation_open(PG_GETARG_OID(0), AccessShareLock);
+	int64		id;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", PG_GETARG_OID(0))));
+	id = swr_shard_id_of(rel);
+
+	relation_close(rel, AccessShareLock);
+	PG_RETURN_INT64(id);
+}
+
 PG_FUNCTION_INFO_V1(swr_shard_weight);
 
 /*
  * swr_shard_weight(regclass) RETURNS float8: what swr_citus_sample asks of
- * each shard, through run_command_on_shards, before splitting the draws.
+ * each shard, through a probe (swr_citus_exec.c), before splitting the draws.
  */
 Datum
 swr_shard_weight(PG_FUNCTION_ARGS)

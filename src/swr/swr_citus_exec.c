@@ -7,8 +7,8 @@
  * The planner hook (swr_citus.c) turns "dist TABLESAMPLE swr(n)" into a
  * call of this function.  It
  *
- *	 1. weighs every shard: swr_shard_weight() on each, through Citus's
- *		run_command_on_shards (in parallel);
+ *	 1. weighs every shard: swr_shard_weight() on each, in one distributed
+ *		query (a probe, below);
  *	 2. makes rounds of attempts until n rows are accepted: M attempts, each
  *		given to shard i with probability W_i / W (a multinomial split), as
  *		one distributed query "TABLESAMPLE swr_shard(shard ids, attempts)",
@@ -93,21 +93,26 @@ swr_citus_alias(Oid relid)
 	return alias;
 }
 
-/* Weigh every shard (step 1); false when nothing can be drawn. */
+/*
+ * Weigh every shard (step 1); false when nothing can be drawn.  A probe,
+ * swr_shard('{}', '{}'), returns one row of NULLs per shard whose tableoid
+ * is the shard's, and the target list weighs that shard on its worker: one
+ * distributed query over Citus's pooled connections (run_command_on_shards
+ * opens a new connection per shard, about 7 ms each).
+ */
 static bool
 swr_citus_weigh(SwrRounds *r)
 {
-	char	   *command = psprintf("SELECT %s.swr_shard_weight(%%L::pg_catalog.regclass)",
-								   quote_identifier(r->schema));
-	Datum		args[2] = {ObjectIdGetDatum(r->relid), CStringGetTextDatum(command)};
-	Oid			types[2] = {REGCLASSOID, TEXTOID};
+	const char *s = quote_identifier(r->schema);
+	char	   *sql = psprintf("SELECT %s.swr_shard_id(%s.tableoid), %s.swr_shard_weight(%s.tableoid) "
+							   "FROM %s TABLESAMPLE %s.swr_shard('{}'::pg_catalog.int8[], "
+							   "'{}'::pg_catalog.int8[]) ORDER BY 1",
+							   s, r->alias, s, r->alias, r->from, s);
 	double		sum = 0;
 	uint64		i;
 
-	if (SPI_execute_with_args("SELECT shardid, success, result "
-							  "FROM pg_catalog.run_command_on_shards($1, $2) ORDER BY shardid",
-							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "run_command_on_shards failed");
+	if (SPI_execute(sql, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "weighing the shards failed: %s", sql);
 	r->nshards = (int) SPI_processed;
 	r->shards = MemoryContextAllocZero(r->cxt, sizeof(SwrShard) * Max(r->nshards, 1));
 	r->cum = MemoryContextAllocZero(r->cxt, sizeof(double) * Max(r->nshards, 1));
@@ -116,22 +121,13 @@ swr_citus_weigh(SwrRounds *r)
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
-		int64		id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-		bool		ok = DatumGetBool(SPI_getbinval(tup, desc, 2, &isnull)) && !isnull;
-		char	   *result = SPI_getvalue(tup, desc, 3);
 
-		if (!ok)
-			ereport(ERROR,
-					(errcode(ERRCODE_CONNECTION_FAILURE),
-					 errmsg("could not weigh shard %lld of \"%s\" for TABLESAMPLE swr",
-							(long long) id, get_rel_name(r->relid)),
-					 errdetail("The shard's worker answered: %s", result ? result : "nothing")));
-		r->shards[i].id = id;
-		r->shards[i].weight = DatumGetFloat8(DirectFunctionCall1(float8in,
-																 CStringGetDatum(result)));
+		r->shards[i].id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+		r->shards[i].weight = DatumGetFloat8(SPI_getbinval(tup, desc, 2, &isnull));
 		sum += Max(r->shards[i].weight, 0);
 		r->cum[i] = sum;
 	}
+	SPI_freetuptable(SPI_tuptable);
 	return sum > 0;
 }
 

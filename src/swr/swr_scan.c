@@ -106,6 +106,8 @@ typedef struct SwrScanState
 
 	int64		owed;			/* draws still to make; -1 before the start */
 	bool		exhausted;		/* nothing can be returned: stop */
+	bool		probe;			/* swr_shard('{}', '{}'): one row of NULLs */
+	bool		probed;			/* and it was returned */
 	SwrCounts	cur;			/* this scan */
 	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
 	int64		loops;
@@ -407,6 +409,9 @@ swr_start(SwrScanState *st)
 					(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
 					 errmsg("TABLESAMPLE parameter cannot be null")));
 		st->owed = swr_shard_attempts(st->css.ss.ss_currentRelation, ids, n, &seed);
+		st->probe = st->owed < 0;
+		st->probed = false;
+		st->owed = Max(st->owed, 0);
 	}
 	else
 		st->owed = swr_sample_size(n);
@@ -723,6 +728,20 @@ swr_next(ScanState *ss)
 {
 	SwrScanState *st = (SwrScanState *) ss;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
+
+	/*
+	 * A probe (swr_citus_exec.c) gets one row of NULLs whose tableoid names
+	 * the shard, so that the query's target list can weigh the shard.
+	 */
+	if (st->probe)
+	{
+		if (st->probed)
+			return ExecClearTuple(ss->ss_ScanTupleSlot);
+		st->probed = true;
+		ExecStoreAllNullTuple(ss->ss_ScanTupleSlot);
+		ss->ss_ScanTupleSlot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+		return ss->ss_ScanTupleSlot;
+	}
 
 	for (;;)
 	{
