@@ -65,8 +65,7 @@ CREATE TABLE rls_exempt (fn text, why text);
 INSERT INTO rls_exempt VALUES
 ('pbtree_seal', 'maintenance, needs INSERT, returns only whether it sealed'),
 ('pbtree_merge', 'maintenance, needs INSERT, returns a partition count'),
-('swr_citus_sample', 'reads the table with queries run as the caller, under its policies'),
-('swr_shard_id', 'reads only the name of the relation');
+('swr_citus_sample', 'reads the table with queries run as the caller, under its policies');
 
 -- swr_shard_weight (a Citus shard's total weight) is an index function too
 INSERT INTO rls_case VALUES

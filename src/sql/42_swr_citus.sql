@@ -2,10 +2,10 @@
 
 -- On a Citus distributed table, the coordinator replaces "t TABLESAMPLE
 -- swr(n)" by swr_citus_sample(NULL::t, 't', n, seed, conditions), which
--- weighs the shards with swr_shard_id() and swr_shard_weight() over a probe,
--- TABLESAMPLE swr_shard('{}', '{}') (one row of NULLs per shard), and sends
--- each its part of the draws as TABLESAMPLE swr_shard(shard ids, attempts).
--- The four are
+-- runs rounds of TABLESAMPLE swr_shard(rate) on every shard (Poisson(rate
+-- x the shard's weight) draws each), after weighing the shards, when it must,
+-- with swr_shard_weight() over a probe, TABLESAMPLE swr_shard(0) (one row of
+-- NULLs per shard).  The three are
 -- internal to that: they are callable, and check their arguments, but a
 -- query says TABLESAMPLE swr(n).
 CREATE FUNCTION swr_shard(internal)
@@ -14,15 +14,7 @@ AS 'MODULE_PATHNAME', 'swr_shard_handler'
 LANGUAGE C STRICT PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION swr_shard(internal) IS
-'TABLESAMPLE swr_shard(shard ids, attempts): a Citus shard''s part of a distributed TABLESAMPLE swr(n)';
-
-CREATE FUNCTION swr_shard_id(regclass)
-RETURNS int8
-AS 'MODULE_PATHNAME', 'swr_shard_id'
-LANGUAGE C STRICT STABLE PARALLEL SAFE;
-
-COMMENT ON FUNCTION swr_shard_id(regclass) IS
-'The Citus shard id of a shard (from the _<shardid> suffix Citus gives its name)';
+'TABLESAMPLE swr_shard(rate): a Citus shard''s part of a distributed TABLESAMPLE swr(n)';
 
 CREATE FUNCTION swr_shard_weight(regclass)
 RETURNS float8

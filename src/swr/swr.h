@@ -14,6 +14,7 @@
 
 #include "abtree_ext.h"
 
+#include "common/pg_prng.h"
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
 
@@ -28,8 +29,9 @@ typedef enum SwrWhere
 {
 	SWR_WHERE_REDRAW,			/* n rows that satisfy it: failures redrawn */
 	SWR_WHERE_STANDARD,			/* SQL standard: n draws, then WHERE filters */
-	SWR_WHERE_ATTEMPTS			/* a Citus shard's part (swr_shard): n descents,
-								 * every failure a draw used up; no key range */
+	SWR_WHERE_ATTEMPTS			/* a Citus shard's part (swr_shard): a Poisson
+								 * number of descents, every failure a draw
+								 * used up; no key range */
 } SwrWhere;
 
 extern int	abt_swr_where;
@@ -41,9 +43,8 @@ extern int	abt_swr_where;
 #define SWR_PRIV_RANGE_ATTNOS	3	/* int list: range candidates' columns */
 #define SWR_PRIV_RANGE_OPNOS	4	/* OID list: their operators */
 #define SWR_PRIV_RANGE_COLLS	5	/* OID list: their collations */
-#define SWR_PRIV_SHARD			6	/* Boolean: swr_shard(shardids, attempts):
-									 * custom_exprs start with attempts, then
-									 * the shard ids */
+#define SWR_PRIV_SHARD			6	/* Boolean: swr_shard(rate), a Citus
+									 * shard's part of a distributed swr */
 
 /* Counts of draws: of a scan, of a node's loops, of an index's scans. */
 typedef struct SwrCounts
@@ -70,8 +71,9 @@ extern void swr_install_planner_hook(void);
 /* swr_citus.c */
 extern void swr_citus_install_hook(void);
 extern bool swr_citus_needs_rounds(Oid relid);
-extern int64 swr_shard_attempts(Relation scanrel, Datum shardids, Datum attempts,
-								uint32 *seed);
+extern uint32 swr_shard_seed(Relation scanrel, uint32 seed);
+extern double swr_shard_rate(Datum rate);
+extern int64 swr_poisson(pg_prng_state *prng, double mean);
 
 /* swr_stats.c */
 extern Size swr_stats_shmem_size(void);

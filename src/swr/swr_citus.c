@@ -26,10 +26,11 @@
  */
 #include "swr.h"
 
+#include <math.h>
+
 #include "abtree/abtree.h"
 #include "mvstore/mvstore.h"
 #include "access/genam.h"
-#include "access/relation.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
@@ -38,6 +39,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -47,8 +49,8 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/acl.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -429,50 +431,90 @@ swr_shard_id_of(Relation rel)
 }
 
 /*
- * A shard's part of a distributed swr(n): the attempts listed for its shard
- * id in swr_shard(shardids, attempts), 0 if it is not listed; -1 for a
- * probe, swr_shard('{}', '{}'), which returns one row of NULLs whose
- * tableoid is the shard's (swr_citus_exec.c weighs the shards with it).
- * *seed is mixed with the shard id, so that shards given one seed draw
- * independently.
+ * The seed of a shard's part of a distributed swr(n): the round's seed,
+ * which every shard receives, mixed with the shard id, so that the shards
+ * draw independently (shards on different workers can have the same OID).
  */
-int64
-swr_shard_attempts(Relation scanrel, Datum shardids, Datum attempts, uint32 *seed)
+uint32
+swr_shard_seed(Relation scanrel, uint32 seed)
 {
 	int64		me = swr_shard_id_of(scanrel);
-	ArrayType  *ids = DatumGetArrayTypeP(shardids);
-	ArrayType  *counts = DatumGetArrayTypeP(attempts);
-	Datum	   *idv;
-	Datum	   *countv;
-	bool	   *idnull;
-	bool	   *countnull;
-	int			nids;
-	int			ncounts;
-	int			i;
-	int64		mine = 0;
 
-	deconstruct_array(ids, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &idv, &idnull, &nids);
-	deconstruct_array(counts, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &countv, &countnull, &ncounts);
-	if (nids != ncounts)
+	return hash_combine(seed, hash_bytes_uint32((uint32) me) ^ (uint32) (me >> 32));
+}
+
+/*
+ * swr_shard(rate)'s argument: attempts per unit of weight, finite and not
+ * negative; 0 is a probe, which returns one row of NULLs whose tableoid is
+ * the shard's (swr_citus_exec.c weighs the shards with it).
+ */
+double
+swr_shard_rate(Datum arg)
+{
+	double		rate = DatumGetFloat8(arg);
+
+	if (isnan(rate) || rate < 0 || rate > SWR_MAX_N)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
-				 errmsg("TABLESAMPLE swr_shard needs as many attempt counts as shard ids, not %d and %d",
-						ncounts, nids)));
-	for (i = 0; i < nids; i++)
+				 errmsg("TABLESAMPLE swr_shard rate must be from 0 to %d, not %s",
+						SWR_MAX_N, float8out_internal(rate))));
+	return rate;
+}
+
+/*
+ * A Poisson variate of the given mean: Knuth's product of uniforms below
+ * 10, else Hormann's transformed rejection with squeeze (PTRS, 1993), which
+ * is exact and takes about one iteration at any mean.
+ */
+int64
+swr_poisson(pg_prng_state *prng, double mean)
+{
+	double		b,
+				a,
+				invalpha,
+				vr,
+				loglam;
+
+	if (mean <= 0)
+		return 0;
+	if (mean > (double) SWR_MAX_N * 100)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
+				 errmsg("TABLESAMPLE swr_shard would make %.0f attempts on shard", mean),
+				 errhint("The rate is attempts per unit of weight: lower it.")));
+	if (mean < 10)
 	{
-		if (idnull[i] || countnull[i] || DatumGetInt64(countv[i]) < 0 ||
-			DatumGetInt64(countv[i]) > (int64) SWR_MAX_N * 100)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
-					 errmsg("TABLESAMPLE swr_shard attempt counts must be from 0 to %lld",
-							(long long) SWR_MAX_N * 100)));
-		if (DatumGetInt64(idv[i]) == me)
-			mine = DatumGetInt64(countv[i]);
+		double		limit = exp(-mean);
+		double		p = 1;
+		int64		k = -1;
+
+		do
+		{
+			k++;
+			p *= pg_prng_double(prng);
+		} while (p > limit);
+		return k;
 	}
-	*seed = hash_combine(*seed, hash_bytes_uint32((uint32) me) ^ (uint32) (me >> 32));
-	return nids == 0 ? -1 : mine;
+	loglam = log(mean);
+	b = 0.931 + 2.53 * sqrt(mean);
+	a = -0.059 + 0.02483 * b;
+	invalpha = 1.1239 + 1.1328 / (b - 3.4);
+	vr = 0.9277 - 3.6224 / (b - 2);
+	for (;;)
+	{
+		double		u = pg_prng_double(prng) - 0.5;
+		double		v = 1.0 - pg_prng_double(prng); /* (0, 1] */
+		double		us = 0.5 - fabs(u);
+		double		k = floor((2 * a / us + b) * u + mean + 0.43);
+
+		if (us >= 0.07 && v <= vr)
+			return (int64) k;
+		if (k < 0 || (us < 0.013 && v > us))
+			continue;
+		if (log(v) + log(invalpha) - log(a / (us * us) + b) <=
+			-mean + k * loglam - lgamma(k + 1))
+			return (int64) k;
+	}
 }
 
 /*
@@ -490,25 +532,6 @@ swr_table_weight(Relation heap, Snapshot snapshot)
 	total = abt_sample_total(index, NULL, &reader);
 	index_close(index, NoLock);
 	return total;
-}
-
-PG_FUNCTION_INFO_V1(swr_shard_id);
-
-/* swr_shard_id(regclass) RETURNS int8: the Citus shard id of a shard. */
-Datum
-swr_shard_id(PG_FUNCTION_ARGS)
-{
-	Relation	rel = try_relation_open(PG_GETARG_OID(0), AccessShareLock);
-	int64		id;
-
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", PG_GETARG_OID(0))));
-	id = swr_shard_id_of(rel);
-
-	relation_close(rel, AccessShareLock);
-	PG_RETURN_INT64(id);
 }
 
 PG_FUNCTION_INFO_V1(swr_shard_weight);

@@ -5,28 +5,38 @@
  *	  run on the coordinator in rounds of distributed queries.
  *
  * The planner hook (swr_citus.c) turns "dist TABLESAMPLE swr(n)" into a
- * call of this function.  It
+ * call of this function, which makes rounds until n rows are accepted.  A
+ * round is one distributed query,
  *
- *	 1. weighs every shard: swr_shard_weight() on each, in one distributed
- *		query (a probe, below);
- *	 2. makes rounds of attempts until n rows are accepted: M attempts, each
- *		given to shard i with probability W_i / W (a multinomial split), as
- *		one distributed query "TABLESAMPLE swr_shard(shard ids, attempts)",
- *		which Citus's executor sends to every shard as one task; a shard
- *		makes its attempts and returns the rows that are visible and satisfy
- *		WHERE, a failed attempt returning nothing;
- *	 3. returns the rows accepted in random order.
+ *	   SELECT t.* FROM dist t TABLESAMPLE swr_shard(rate) REPEATABLE (s) WHERE ...
  *
- * Why n independent draws with the right probabilities: an attempt goes to
- * shard i with probability W_i / W and then to entry e of it with
- * probability w_e / W_i, so each attempt is one draw of the one-server
- * rejection sampler over the whole table (src/swr/README, "How a scan
- * draws").  The rows it accepts are independent draws from the target.  A
- * round that accepts K >= owed rows keeps a uniformly random owed of them:
- * the first owed acceptances of M i.i.d. attempts in a random order, which
- * is what the sequential sampler would have kept.  Redrawing a failure in
- * its own shard would not do: a shard whose rows fail WHERE more often, or
- * whose weight counts more deleted rows, would get more than its share.
+ * which Citus's executor sends to every shard as one task: shard i makes
+ * Poisson(rate x W_i) attempts, W_i being the weight its index offers to
+ * its snapshot, and returns the rows that are visible and satisfy WHERE; a
+ * failed attempt returns nothing.  The rows come back in random order.
+ *
+ * Why n independent draws with the right probabilities.  Independent
+ * Poisson counts with means proportional to W_i are, given their total M,
+ * a multinomial split of M attempts with probabilities W_i / W, so the M
+ * attempts are i.i.d.: shard i with probability W_i / W, then entry e with
+ * w_e / W_i, one draw of the one-server rejection sampler over the whole
+ * table (src/swr/README).  The rows accepted are independent draws from the
+ * target, and how many there are depends on nothing else.  A round that
+ * accepts K >= owed rows keeps a uniformly random owed of them (the first
+ * owed acceptances in a random order of the attempts); rounds are
+ * independent.  Each shard weighs itself when it draws, so no weight read
+ * earlier can be stale.  Redrawing a failure in its own shard would be
+ * biased: a shard whose stored weight counts deleted rows, or whose rows
+ * fail WHERE more often, would get more than its share.
+ *
+ * The rate only decides how many rows a round brings, not which: rate =
+ * mu / A, A the accepted weight per unit of rate seen before and mu a
+ * little above owed, so that one round is nearly always enough.  A comes
+ * from a cache per backend (table, conditions); without one, and always
+ * under REPEATABLE (whose rows must depend only on the seed and the data),
+ * a probe weighs the shards first: swr_shard(0) returns one row of NULLs
+ * per shard whose tableoid is the shard's, and swr_shard_weight(tableoid)
+ * in the target list weighs it on its worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,29 +45,24 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "common/pg_prng.h"
 #include "executor/spi.h"
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/fmgrprotos.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 /* Rejected attempts tolerated per accepted row (as swr_scan.c's bound). */
 #define SWR_CITUS_MAX_REJECTS	10000
 
-/* At most this many attempts in one round. */
-#define SWR_CITUS_MAX_ROUND		50000000
-
-typedef struct SwrShard
-{
-	int64		id;
-	double		weight;			/* swr_shard_weight() of the shard */
-	int64		attempts;		/* this round's */
-} SwrShard;
+/* At most this many attempts, expected, in one round. */
+#define SWR_CITUS_MAX_ROUND		50000000.0
 
 typedef struct SwrRounds
 {
@@ -70,16 +75,59 @@ typedef struct SwrRounds
 	Oid		   *argtypes;
 	Datum	   *argvalues;
 	char	   *argnulls;
-	int			nshards;
-	SwrShard   *shards;
-	double	   *cum;			/* running sums of the weights */
+	double		weight;			/* W: the shards' total weight, as last seen */
+	double		accepted_weight;	/* A: rows accepted per unit of rate */
 	pg_prng_state prng;
 	MemoryContext cxt;			/* the rows kept live here */
-	Datum	   *rows;			/* kept rows (composite datums) */
+	TupleDesc	rowdesc;		/* the table's row type, dropped columns too */
+	HeapTuple  *rows;			/* kept rows, of rowdesc */
 	int64		nrows;
-	int64		attempts;		/* over all rounds */
+	double		attempts;		/* expected attempts, over all rounds */
 	int64		accepted;
 } SwrRounds;
+
+/* ---- what rounds saw before: W and A per (table, conditions) ---- */
+
+typedef struct SwrCacheKey
+{
+	Oid			relid;
+	uint32		conds;			/* hash of the conditions' text */
+} SwrCacheKey;
+
+typedef struct SwrCacheEntry
+{
+	SwrCacheKey key;
+	double		weight;
+	double		accepted_weight;
+} SwrCacheEntry;
+
+static HTAB *swr_cache = NULL;
+
+static SwrCacheEntry *
+swr_cache_entry(SwrRounds *r, bool create)
+{
+	SwrCacheKey key;
+	bool		found;
+	SwrCacheEntry *e;
+
+	if (swr_cache == NULL || (create && hash_get_num_entries(swr_cache) >= 1024))
+	{
+		HASHCTL		ctl;
+
+		if (swr_cache)
+			hash_destroy(swr_cache);
+		ctl.keysize = sizeof(SwrCacheKey);
+		ctl.entrysize = sizeof(SwrCacheEntry);
+		swr_cache = hash_create("abtree swr Citus rates", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = r->relid;
+	key.conds = r->conds ? hash_bytes((const unsigned char *) r->conds, strlen(r->conds)) : 0;
+	e = hash_search(swr_cache, &key, create ? HASH_ENTER : HASH_FIND, &found);
+	if (create && !found)
+		e->weight = e->accepted_weight = 0;
+	return e;
+}
 
 /* An alias for the table that no column of it is named. */
 static const char *
@@ -93,98 +141,79 @@ swr_citus_alias(Oid relid)
 	return alias;
 }
 
-/*
- * Weigh every shard (step 1); false when nothing can be drawn.  A probe,
- * swr_shard('{}', '{}'), returns one row of NULLs per shard whose tableoid
- * is the shard's, and the target list weighs that shard on its worker: one
- * distributed query over Citus's pooled connections (run_command_on_shards
- * opens a new connection per shard, about 7 ms each).
- */
+/* The probe: every shard's weight, summed; false when nothing can be drawn. */
 static bool
 swr_citus_weigh(SwrRounds *r)
 {
 	const char *s = quote_identifier(r->schema);
-	char	   *sql = psprintf("SELECT %s.swr_shard_id(%s.tableoid), %s.swr_shard_weight(%s.tableoid) "
-							   "FROM %s TABLESAMPLE %s.swr_shard('{}'::pg_catalog.int8[], "
-							   "'{}'::pg_catalog.int8[]) ORDER BY 1",
-							   s, r->alias, s, r->alias, r->from, s);
-	double		sum = 0;
+	char	   *sql = psprintf("SELECT %s.swr_shard_weight(%s.tableoid) "
+							   "FROM %s TABLESAMPLE %s.swr_shard(0)",
+							   s, r->alias, r->from, s);
 	uint64		i;
 
 	if (SPI_execute(sql, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "weighing the shards failed: %s", sql);
-	r->nshards = (int) SPI_processed;
-	r->shards = MemoryContextAllocZero(r->cxt, sizeof(SwrShard) * Max(r->nshards, 1));
-	r->cum = MemoryContextAllocZero(r->cxt, sizeof(double) * Max(r->nshards, 1));
+	r->weight = 0;
 	for (i = 0; i < SPI_processed; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
+		double		w = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i],
+													 SPI_tuptable->tupdesc, 1, &isnull));
 
-		r->shards[i].id = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-		r->shards[i].weight = DatumGetFloat8(SPI_getbinval(tup, desc, 2, &isnull));
-		sum += Max(r->shards[i].weight, 0);
-		r->cum[i] = sum;
+		r->weight += isnull ? 0 : Max(w, 0);
 	}
 	SPI_freetuptable(SPI_tuptable);
-	return sum > 0;
+	r->accepted_weight = r->weight;
+	return r->weight > 0;
 }
 
-/* Split m attempts between the shards, each with probability W_i / W. */
-static void
-swr_citus_split(SwrRounds *r, int64 m)
+/*
+ * A row of the round's result (the table's columns, without the dropped
+ * ones) as a tuple of the table's row type, in r->cxt.  The columns are
+ * selected one by one rather than as one record: Citus would send a record
+ * as text to be parsed again, and in some paths (EXPLAIN ANALYZE of the
+ * round under auto_explain) in a format record_in does not read.
+ */
+static HeapTuple
+swr_citus_row(SwrRounds *r, HeapTuple got, TupleDesc gotdesc)
 {
-	double		sum = r->cum[r->nshards - 1];
-	int64		j;
+	int			natts = r->rowdesc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	MemoryContext old;
+	HeapTuple	row;
 	int			i;
+	int			j = 0;
 
-	for (i = 0; i < r->nshards; i++)
-		r->shards[i].attempts = 0;
-	for (j = 0; j < m; j++)
+	for (i = 0; i < natts; i++)
 	{
-		double		u = pg_prng_double(&r->prng) * sum;
-		int			lo = 0;
-		int			hi = r->nshards - 1;
-
-		while (lo < hi)
+		if (TupleDescAttr(r->rowdesc, i)->attisdropped)
 		{
-			int			mid = (lo + hi) / 2;
-
-			if (r->cum[mid] > u)
-				hi = mid;
-			else
-				lo = mid + 1;
+			values[i] = (Datum) 0;
+			nulls[i] = true;
+			continue;
 		}
-		r->shards[lo].attempts++;
+		values[i] = heap_getattr(got, ++j, gotdesc, &nulls[i]);
 	}
+	old = MemoryContextSwitchTo(r->cxt);
+	row = heap_form_tuple(r->rowdesc, values, nulls);
+	MemoryContextSwitchTo(old);
+	pfree(values);
+	pfree(nulls);
+	return row;
 }
 
-/* Run the split as one distributed query; the accepted rows, copied. */
-static Datum *
-swr_citus_attempts(SwrRounds *r, int64 *nrows)
+/* One round at the given rate: the rows the shards accepted, copied. */
+static HeapTuple *
+swr_citus_round(SwrRounds *r, double rate, int64 *nrows)
 {
-	StringInfoData ids;
-	StringInfoData counts;
 	StringInfoData sql;
-	Datum	   *rows;
+	HeapTuple  *rows;
 	uint64		i;
-	int			s;
 
-	initStringInfo(&ids);
-	initStringInfo(&counts);
-	for (s = 0; s < r->nshards; s++)
-	{
-		if (r->shards[s].attempts == 0)
-			continue;
-		appendStringInfo(&ids, "%s%lld", ids.len ? "," : "", (long long) r->shards[s].id);
-		appendStringInfo(&counts, "%s%lld", counts.len ? "," : "",
-						 (long long) r->shards[s].attempts);
-	}
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s FROM %s TABLESAMPLE %s.swr_shard("
-					 "'{%s}'::pg_catalog.int8[], '{%s}'::pg_catalog.int8[]) REPEATABLE (%u)",
-					 r->alias, r->from, quote_identifier(r->schema), ids.data, counts.data,
+	appendStringInfo(&sql, "SELECT %s.* FROM %s TABLESAMPLE %s.swr_shard(%.17g) REPEATABLE (%u)",
+					 r->alias, r->from, quote_identifier(r->schema), rate,
 					 pg_prng_uint32(&r->prng));
 	if (r->conds)
 		appendStringInfo(&sql, " WHERE %s", r->conds);
@@ -192,16 +221,9 @@ swr_citus_attempts(SwrRounds *r, int64 *nrows)
 							  false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "distributed swr round failed: %s", sql.data);
 
-	rows = MemoryContextAlloc(r->cxt, sizeof(Datum) * Max(SPI_processed, 1));
+	rows = MemoryContextAlloc(r->cxt, sizeof(HeapTuple) * Max(SPI_processed, 1));
 	for (i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		MemoryContext old = MemoryContextSwitchTo(r->cxt);
-
-		rows[i] = datumCopy(d, false, -1);
-		MemoryContextSwitchTo(old);
-	}
+		rows[i] = swr_citus_row(r, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	*nrows = (int64) SPI_processed;
 	SPI_freetuptable(SPI_tuptable);
 	return rows;
@@ -211,14 +233,12 @@ swr_citus_attempts(SwrRounds *r, int64 *nrows)
 static int
 swr_citus_row_cmp(const void *a, const void *b)
 {
-	struct varlena *x = (struct varlena *) DatumGetPointer(*(const Datum *) a);
-	struct varlena *y = (struct varlena *) DatumGetPointer(*(const Datum *) b);
-	Size		lx = VARSIZE(x);
-	Size		ly = VARSIZE(y);
+	HeapTuple	x = *(const HeapTuple *) a;
+	HeapTuple	y = *(const HeapTuple *) b;
 
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return memcmp(x, y, lx);
+	if (x->t_len != y->t_len)
+		return x->t_len < y->t_len ? -1 : 1;
+	return memcmp(x->t_data, y->t_data, x->t_len);
 }
 
 /*
@@ -228,15 +248,15 @@ swr_citus_row_cmp(const void *a, const void *b)
  * the seed and the rows.
  */
 static void
-swr_citus_shuffle(SwrRounds *r, Datum *rows, int64 n, int64 keep)
+swr_citus_shuffle(SwrRounds *r, HeapTuple *rows, int64 n, int64 keep)
 {
 	int64		i;
 
-	qsort(rows, n, sizeof(Datum), swr_citus_row_cmp);
+	qsort(rows, n, sizeof(HeapTuple), swr_citus_row_cmp);
 	for (i = 0; i < keep && i < n - 1; i++)
 	{
 		int64		j = i + (int64) pg_prng_uint64_range(&r->prng, 0, n - 1 - i);
-		Datum		tmp = rows[i];
+		HeapTuple	tmp = rows[i];
 
 		rows[i] = rows[j];
 		rows[j] = tmp;
@@ -260,9 +280,9 @@ swr_citus_any_row(SwrRounds *r)
 static bool
 swr_citus_give_up(SwrRounds *r)
 {
-	int64		rejected = r->attempts - r->accepted;
+	double		rejected = r->attempts - r->accepted;
 
-	if (rejected <= (int64) SWR_CITUS_MAX_REJECTS * (r->accepted + 1))
+	if (rejected <= (double) SWR_CITUS_MAX_REJECTS * (r->accepted + 1))
 		return false;
 	if (r->accepted == 0 && !swr_citus_any_row(r))
 		return true;
@@ -270,36 +290,42 @@ swr_citus_give_up(SwrRounds *r)
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("TABLESAMPLE swr rejected too many draws from the shards of \"%s\"",
 					get_rel_name(r->relid)),
-			 errdetail("%lld of %lld draws found rows that were invisible or failed the WHERE clause.",
-					   (long long) rejected, (long long) r->attempts),
+			 errdetail("About %.0f draws found %lld rows that are visible and satisfy the WHERE clause.",
+					   r->attempts, (long long) r->accepted),
 			 errhint("Fewer than 1 in %d draws finds a row. VACUUM the table, restrict it less, or SET abtree.swr_where = standard to filter n draws instead of redrawing.",
 					 SWR_CITUS_MAX_REJECTS)));
 	return true;				/* keep compiler quiet */
 }
 
-/* Step 2: rounds until n rows are kept. */
+/*
+ * Rounds until n rows are kept.  mu, the rows a round asks for, is owed
+ * plus three standard deviations of a Poisson count and 5, so that a second
+ * round is rare (about 1 in 700 when A is right).
+ */
 static void
 swr_citus_rounds(SwrRounds *r, int64 n)
 {
-	r->rows = MemoryContextAlloc(r->cxt, sizeof(Datum) * Max(n, 1));
+	r->rows = MemoryContextAlloc(r->cxt, sizeof(HeapTuple) * Max(n, 1));
 	while (r->nrows < n)
 	{
 		int64		owed = n - r->nrows;
-		double		p = (r->accepted + 1.0) / (r->attempts + 1.0);
-		double		m = ceil(owed / Min(p, 1.0) * 1.1) + 8;
-		Datum	   *got;
+		double		mu = owed + 3 * sqrt((double) owed) + 5;
+		double		rate = mu / Max(r->accepted_weight, 1e-300);
+		double		cap = Min((double) owed * SWR_CITUS_MAX_REJECTS, SWR_CITUS_MAX_ROUND);
+		HeapTuple  *got;
 		int64		ngot;
 
 		CHECK_FOR_INTERRUPTS();
-		m = Min(m, (double) owed * SWR_CITUS_MAX_REJECTS);
-		m = Min(m, SWR_CITUS_MAX_ROUND);
-		swr_citus_split(r, (int64) m);
-		got = swr_citus_attempts(r, &ngot);
-		r->attempts += (int64) m;
+		if (rate * r->weight > cap)
+			rate = cap / r->weight;
+		got = swr_citus_round(r, rate, &ngot);
+		r->attempts += rate * r->weight;
 		r->accepted += ngot;
+		/* rows per unit of rate; half a row when none came, to try harder */
+		r->accepted_weight = Min((ngot > 0 ? ngot : 0.5) / rate, r->weight);
 		if (ngot >= owed)
 			swr_citus_shuffle(r, got, ngot, owed);
-		memcpy(r->rows + r->nrows, got, sizeof(Datum) * Min(ngot, owed));
+		memcpy(r->rows + r->nrows, got, sizeof(HeapTuple) * Min(ngot, owed));
 		r->nrows += Min(ngot, owed);
 		pfree(got);
 		if (r->nrows < n && swr_citus_give_up(r))
@@ -383,6 +409,7 @@ swr_citus_sample(PG_FUNCTION_ARGS)
 	memset(&r, 0, sizeof(r));
 	r.relid = PG_GETARG_OID(1);
 	r.cxt = CurrentMemoryContext;
+	r.rowdesc = rsinfo->setDesc;
 	r.alias = swr_citus_alias(r.relid);
 	r.from = psprintf("%s %s",
 					  quote_qualified_identifier(get_namespace_name(get_rel_namespace(r.relid)),
@@ -395,22 +422,28 @@ swr_citus_sample(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (n > 0 && swr_citus_weigh(&r))
-		swr_citus_rounds(&r, n);
+	if (n > 0)
+	{
+		SwrCacheEntry *e = PG_ARGISNULL(3) ? swr_cache_entry(&r, false) : NULL;
+
+		if (e && e->weight > 0)
+		{
+			r.weight = e->weight;
+			r.accepted_weight = e->accepted_weight;
+		}
+		if ((e && e->weight > 0) || swr_citus_weigh(&r))
+		{
+			swr_citus_rounds(&r, n);
+			e = swr_cache_entry(&r, true);
+			e->weight = r.weight;
+			e->accepted_weight = r.accepted_weight;
+		}
+	}
 	SPI_finish();
 
 	/* step 3: random order, the same for the same seed and rows */
 	swr_citus_shuffle(&r, r.rows, r.nrows, r.nrows);
 	for (i = 0; i < r.nrows; i++)
-	{
-		HeapTupleHeader td = DatumGetHeapTupleHeader(r.rows[i]);
-		HeapTupleData tuple;
-
-		tuple.t_len = HeapTupleHeaderGetDatumLength(td);
-		ItemPointerSetInvalid(&tuple.t_self);
-		tuple.t_tableOid = InvalidOid;
-		tuple.t_data = td;
-		tuplestore_puttuple(rsinfo->setResult, &tuple);
-	}
+		tuplestore_puttuple(rsinfo->setResult, r.rows[i]);
 	return (Datum) 0;
 }

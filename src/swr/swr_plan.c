@@ -10,9 +10,9 @@
  * custom path, whose executor (swr_scan.c) draws through the index itself.
  * The plan carries:
  *
- *	 custom_exprs:	 n (for swr_shard: the attempts, then the shard ids),
- *					 then REPEATABLE's seed if there is one, then the
- *					 right-hand sides of the range candidates;
+ *	 custom_exprs:	 n (swr_shard's rate), then REPEATABLE's seed if there
+ *					 is one, then the right-hand sides of the range
+ *					 candidates;
  *	 custom_private: see the SWR_PRIV_* positions in swr.h: the WHERE mode,
  *					 whether there is a seed, the OIDs of the tables to draw
  *					 from (the table itself, or the leaf partitions of a
@@ -239,9 +239,6 @@ swr_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *exprs = list_make1(linitial(tsc->args));
 	bool		shard = swr_is_shard_tablesample(tsc);
 
-	/* swr_shard(shardids, attempts): attempts first, like n, then the ids */
-	if (shard)
-		exprs = list_make2(lsecond(tsc->args), linitial(tsc->args));
 	if (tsc->repeatable)
 		exprs = lappend(exprs, tsc->repeatable);
 	exprs = list_concat(exprs, list_nth(priv, 5));

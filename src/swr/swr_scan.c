@@ -90,7 +90,6 @@ typedef struct SwrScanState
 	CustomScanState css;
 	SwrWhere	where;
 	ExprState  *nexpr;
-	ExprState  *shardexpr;		/* swr_shard: the shard ids (nexpr: attempts) */
 	ExprState  *seedexpr;
 	int			nfixed;			/* custom_exprs before the range candidates */
 	List	   *boundexprs;		/* ExprStates of the range candidates */
@@ -106,7 +105,8 @@ typedef struct SwrScanState
 
 	int64		owed;			/* draws still to make; -1 before the start */
 	bool		exhausted;		/* nothing can be returned: stop */
-	bool		probe;			/* swr_shard('{}', '{}'): one row of NULLs */
+	bool		shard;			/* swr_shard(rate): a Citus shard's part */
+	bool		probe;			/* swr_shard(0): one row of NULLs */
 	bool		probed;			/* and it was returned */
 	SwrCounts	cur;			/* this scan */
 	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
@@ -119,6 +119,7 @@ typedef struct SwrScanState
 } SwrScanState;
 
 static Node *swr_create_scan_state(CustomScan *cscan);
+static bool swr_weigh_tables(SwrScanState *st);
 static void swr_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *swr_exec(CustomScanState *node);
 static void swr_end(CustomScanState *node);
@@ -283,10 +284,9 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	node->ss.ps.qual = NULL;
 
-	st->nfixed = 1 + (shard ? 1 : 0) + (has_seed ? 1 : 0);
+	st->nfixed = has_seed ? 2 : 1;
+	st->shard = shard;
 	st->nexpr = ExecInitExpr(linitial(exprs), &node->ss.ps);
-	if (shard)
-		st->shardexpr = ExecInitExpr(lsecond(exprs), &node->ss.ps);
 	if (has_seed)
 		st->seedexpr = ExecInitExpr(list_nth(exprs, st->nfixed - 1), &node->ss.ps);
 	for_each_from(lc, exprs, st->nfixed)
@@ -382,6 +382,7 @@ swr_start(SwrScanState *st)
 	uint32		seed = st->random_seed;
 	bool		isnull;
 	Datum		n;
+	double		rate = 0;
 	int			i;
 
 	n = swr_eval_arg(st, st->nexpr, &isnull);
@@ -400,18 +401,13 @@ swr_start(SwrScanState *st)
 		/* as SampleScan hashes it, so that REPEATABLE keeps its draws */
 		seed = DatumGetUInt32(DirectFunctionCall1(hashfloat8, s));
 	}
-	if (st->shardexpr)
+	if (st->shard)
 	{
-		Datum		ids = swr_eval_arg(st, st->shardexpr, &isnull);
-
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLESAMPLE_ARGUMENT),
-					 errmsg("TABLESAMPLE parameter cannot be null")));
-		st->owed = swr_shard_attempts(st->css.ss.ss_currentRelation, ids, n, &seed);
-		st->probe = st->owed < 0;
+		rate = swr_shard_rate(n);
+		st->probe = rate == 0;
 		st->probed = false;
-		st->owed = Max(st->owed, 0);
+		seed = swr_shard_seed(st->css.ss.ss_currentRelation, seed);
+		st->owed = 0;			/* drawn below, once the tables are weighed */
 	}
 	else
 		st->owed = swr_sample_size(n);
@@ -432,6 +428,14 @@ swr_start(SwrScanState *st)
 	st->exhausted = false;
 	st->nbatch = st->pos = 0;
 	st->loops++;
+
+	/*
+	 * A shard's part: Poisson(rate x its weight) attempts, so that with
+	 * every shard given the same rate the attempts are split between them
+	 * multinomially by weight (swr_citus_exec.c).
+	 */
+	if (st->shard && !st->probe && swr_weigh_tables(st))
+		st->owed = swr_poisson(&st->prng, rate * st->cumtotal[st->ntables - 1]);
 }
 
 /* ---- draws ---- */
@@ -730,8 +734,9 @@ swr_next(ScanState *ss)
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
 	/*
-	 * A probe (swr_citus_exec.c) gets one row of NULLs whose tableoid names
-	 * the shard, so that the query's target list can weigh the shard.
+	 * A probe, swr_shard(0) (swr_citus_exec.c), gets one row of NULLs whose
+	 * tableoid names the shard, so that the query's target list can weigh
+	 * the shard.
 	 */
 	if (st->probe)
 	{
@@ -876,13 +881,8 @@ swr_explain_sampling(SwrScanState *st, List *context, ExplainState *es)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	if (st->shardexpr)
-		appendStringInfo(&buf, "swr_shard (%s, %s)",
-						 deparse_expression(lsecond(cscan->custom_exprs), context, false, false),
-						 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
-	else
-		appendStringInfo(&buf, "swr (%s)",
-						 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
+	appendStringInfo(&buf, "%s (%s)", st->shard ? "swr_shard" : "swr",
+					 deparse_expression(linitial(cscan->custom_exprs), context, false, false));
 	if (st->seedexpr)
 		appendStringInfo(&buf, " REPEATABLE (%s)",
 						 deparse_expression(list_nth(cscan->custom_exprs, st->nfixed - 1),

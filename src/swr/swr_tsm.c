@@ -83,9 +83,9 @@ swr_samplescangetsamplesize(PlannerInfo *root, RelOptInfo *baserel,
 }
 
 /*
- * swr_shard(shardids, attempts): a Citus shard's part of a distributed
- * swr(n), whose count the scan finds at run time (swr_citus.c).  The
- * planner sees an unknown count: the guess of a run-time n.
+ * swr_shard(rate): a Citus shard's part of a distributed swr(n), whose
+ * count the scan draws at run time (swr_citus.c).  The planner sees an
+ * unknown count: the guess of a run-time n.
  */
 static void
 swr_shard_samplescangetsamplesize(PlannerInfo *root, RelOptInfo *baserel,
@@ -137,11 +137,12 @@ swr_is_swr_tablesample(TableSampleClause *tsc)
 	return GetTsmRoutine(tsc->tsmhandler)->BeginSampleScan == swr_beginsamplescan;
 }
 
-/* Is it swr_shard(shardids, attempts), a Citus shard's part? */
+/* Is it swr_shard(rate), a Citus shard's part? */
 bool
 swr_is_shard_tablesample(TableSampleClause *tsc)
 {
-	return swr_is_swr_tablesample(tsc) && list_length(tsc->args) == 2;
+	return GetTsmRoutine(tsc->tsmhandler)->SampleScanGetSampleSize ==
+		swr_shard_samplescangetsamplesize;
 }
 
 PG_FUNCTION_INFO_V1(swr_handler);
@@ -171,16 +172,15 @@ swr_handler(PG_FUNCTION_ARGS)
 }
 
 /*
- * swr_shard(internal) RETURNS tsm_handler: TABLESAMPLE swr_shard(shardids
- * int8[], attempts int8[]), what a distributed swr(n) sends to each shard of
- * a Citus table (src/swr/README, "Citus").  Same scan, other arguments.
+ * swr_shard(internal) RETURNS tsm_handler: TABLESAMPLE swr_shard(rate
+ * float8), what a distributed swr(n) sends to every shard of a Citus table
+ * (src/swr/README, "Citus distributed tables").  Same scan, another count.
  */
 Datum
 swr_shard_handler(PG_FUNCTION_ARGS)
 {
 	TsmRoutine *tsm = (TsmRoutine *) DatumGetPointer(swr_handler(fcinfo));
 
-	tsm->parameterTypes = list_make2_oid(INT8ARRAYOID, INT8ARRAYOID);
 	tsm->SampleScanGetSampleSize = swr_shard_samplescangetsamplesize;
 	PG_RETURN_POINTER(tsm);
 }

@@ -157,6 +157,21 @@ def test_distribution(tap, coord):
     check_shards(tap, coord, "SELECT dev FROM ev TABLESAMPLE swr(20000) REPEATABLE (3) WHERE v < 30",
                  "SELECT dev FROM ev WHERE v < 30",
                  'WHERE v < 30: shards in proportion to their matching rows')
+    # many small samples: each shard's Poisson count has a small mean (Knuth's method, not
+    # PTRS), and every query's first round must split right
+    conn = coord.conn()
+    cur = conn.cursor()
+    counts = {}
+    for i in range(200):
+        cur.execute("SELECT get_shard_id_for_distribution_column('ev', dev), count(*) "
+                    "FROM ev TABLESAMPLE swr(20) REPEATABLE (%s) GROUP BY 1", (1000 + i,))
+        for k, c in cur.fetchall():
+            counts[k] = counts.get(k, 0) + c
+    conn.close()
+    ids = shard_ids(coord)
+    want = by_shard(coord, "SELECT dev FROM ev")
+    chi_ok(tap, [counts.get(i, 0) for i in ids], [want.get(i, 0) for i in ids],
+           '200 samples of swr(20): shards follow their rows')
     # per key, where a bias in a few rows would show
     run(coord, "CREATE TABLE small(id int, dev int)",
         "SELECT create_distributed_table('small', 'dev')",
