@@ -16,6 +16,7 @@ DATA_built = abtree--$(EXTVERSION).sql
 SQL_FRAGMENTS = $(sort $(wildcard $(srcdir)/src/sql/*.sql))
 
 OBJS = \
+	src/citus.o \
 	src/init.o \
 	src/guc.o \
 	src/shmem.o \

@@ -17,6 +17,7 @@
 #include "access/xlogreader.h"
 #include "lib/stringinfo.h"
 #include "port/atomics.h"
+#include "utils/relcache.h"
 
 #if PG_VERSION_NUM < 150000
 #error "abtree needs PostgreSQL 15 or later (custom WAL resource managers, shmem_request_hook)"
@@ -51,6 +52,11 @@
 extern bool abt_preloaded;
 extern void abt_require_preload(void);
 extern void abt_refuse_under_rls(Oid heapoid);
+
+/* citus.c: Citus tables, seen without Citus */
+extern char abt_citus_partmethod(Oid relid);
+extern void abt_refuse_citus_shell(Relation index, Oid heapoid);
+extern Datum abt_citus_sum_over_shards(Relation index, Oid heapoid, const char *call);
 
 /* abtree/abthandler.c */
 extern void abt_init_reloptions(void);

@@ -25,6 +25,7 @@
 
 #include "mvstore/mvstore.h"
 #include "access/relation.h"
+#include "catalog/index.h"
 #include "miscadmin.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -196,6 +197,44 @@ abt_uint64_numeric(uint64 v)
 							   DirectFunctionCall1(int8_numeric, Int64GetDatum((int64) (v & 1))));
 }
 
+/* A bound of abtree_range_weight as SQL text: NULL, or a typed literal. */
+static char *
+abt_bound_sql(FunctionCallInfo fcinfo, int arg, Oid type)
+{
+	Oid			out;
+	bool		isvarlena;
+
+	if (PG_ARGISNULL(arg))
+		return psprintf("NULL::%s", format_type_be_qualified(type));
+	getTypeOutputInfo(type, &out, &isvarlena);
+	return psprintf("%s::%s", quote_literal_cstr(OidOutputFunctionCall(out, PG_GETARG_DATUM(arg))),
+					format_type_be_qualified(type));
+}
+
+/*
+ * abtree_range_weight on the index of a Citus table: the sum of the same
+ * call on every shard's index (../citus.c), each checking the caller's
+ * privileges and policies on its worker as here.
+ */
+static Datum
+abt_range_weight_over_shards(FunctionCallInfo fcinfo, Oid type, bool visible_only)
+{
+	Relation	index = abt_open_am_index_shell(PG_GETARG_OID(0), AccessShareLock, "abtree",
+												ACL_SELECT);
+	Oid			heapoid = IndexGetRelation(RelationGetRelid(index), false);
+	char	   *call;
+	Datum		sum;
+
+	call = psprintf("SELECT %s.abtree_range_weight(%%s::pg_catalog.regclass, %s, %s, %s, %s, %s)",
+					quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))),
+					abt_bound_sql(fcinfo, 1, type), abt_bound_sql(fcinfo, 2, type),
+					PG_GETARG_BOOL(3) ? "true" : "false", PG_GETARG_BOOL(4) ? "true" : "false",
+					visible_only ? "true" : "false");
+	sum = abt_citus_sum_over_shards(index, heapoid, call);
+	relation_close(index, AccessShareLock);
+	PG_RETURN_DATUM(sum);
+}
+
 PG_FUNCTION_INFO_V1(abtree_range_weight);
 
 /*
@@ -230,6 +269,8 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 	type = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	if (!OidIsValid(type))
 		type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
+		return abt_range_weight_over_shards(fcinfo, type, visible_only);
 	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
 	if (visible_only)
 	{

@@ -342,6 +342,8 @@ extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsRe
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname,
 								  AclMode mode);
+extern Relation abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode,
+										const char *amname, AclMode mode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 

@@ -491,6 +491,20 @@ abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 Relation
 abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode mode)
 {
+	Relation	rel = abt_open_am_index_shell(indexoid, lockmode, amname, mode);
+
+	/* a Citus table's rows, and its index's entries, are in its shards */
+	abt_refuse_citus_shell(rel, rel->rd_index->indrelid);
+	return rel;
+}
+
+/*
+ * abt_open_am_index, also for the index of a Citus table's shell, for the
+ * functions that go on to ask the shards (abtree_range_weight).
+ */
+Relation
+abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode mode)
+{
 	Relation	rel;
 	Oid			heapoid;
 	AclResult	aclresult;

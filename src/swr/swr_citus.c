@@ -20,7 +20,7 @@
  * argument that this gives n independent draws over the whole table.
  *
  * Nothing here needs Citus to build or run: Citus is recognised by its
- * catalog pg_dist_partition, read directly.
+ * catalog pg_dist_partition, read directly (../citus.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -63,40 +63,6 @@ static planner_hook_type prev_planner_hook = NULL;
 /* ---- is a table distributed by Citus? ---- */
 
 /*
- * The Citus partition method of relid ('h' hash, 'r' range, 'a' append, 'n'
- * none: a reference, local or single-shard table), or 0 when Citus does
- * not know it or is not installed.  Read from pg_dist_partition directly:
- * calling into Citus would make abtree need it.
- */
-static char
-swr_citus_partmethod(Oid relid)
-{
-	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-	HeapTuple	tuple;
-	char		method = 0;
-
-	if (!OidIsValid(catalog))
-		return 0;
-	rel = table_open(catalog, AccessShareLock);
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	if ((tuple = systable_getnext(scan)) != NULL)
-	{
-		bool		isnull;
-		Datum		d = heap_getattr(tuple, 2, RelationGetDescr(rel), &isnull);
-
-		if (!isnull)
-			method = DatumGetChar(d);
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return method;
-}
-
-/*
  * Does swr(n) on relid need the distributed rounds?  Tables with more than
  * one shard do; a reference, local or single-shard table ('n') has one
  * shard, where Citus's own pushdown of swr(n) already draws n rows.
@@ -104,7 +70,7 @@ swr_citus_partmethod(Oid relid)
 bool
 swr_citus_needs_rounds(Oid relid)
 {
-	char		method = swr_citus_partmethod(relid);
+	char		method = abt_citus_partmethod(relid);
 
 	return method != 0 && method != 'n';
 }

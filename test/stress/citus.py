@@ -17,7 +17,10 @@ What it checks, on a table whose four shards hold 74%, 8%, 8% and 10% of the row
   - a weighted index: draws in proportion to the weight column, per shard and per weight value;
   - deleted rows not yet vacuumed on a worker (the shard's stored weight still counts them),
     then after VACUUM;
-  - swr_avg and swr_count over the sample: the interval covers the table's true value;
+  - swr_avg and swr_count over the sample (W from abtree_range_weight over the shards): the
+    interval covers the table's true value;
+  - abtree_range_weight on the distributed index adds up the shards; abtree_stats, abtree_verify
+    and abtree_sample_tids refuse it (the shell index on the coordinator is empty);
   - a reference table, a join with it, a prepared statement past its fifth execution (generic
     plan), a correlated subquery;
   - a worker stopped in the middle of a query: a clean ERROR, the coordinator stays up, and
@@ -220,7 +223,9 @@ def test_deletes(tap, coord):
 
 def test_estimates(tap, coord):
     true_avg, true_cnt = coord.query("SELECT avg(v)::float8, count(*) FILTER (WHERE v < 25) FROM ev")[0]
-    rows = coord.query("SELECT swr_avg(v), swr_count(v < 25, (SELECT count(*) FROM ev)) "
+    # the total weight W of swr_count from the index itself, summed over the shards
+    rows = coord.query("SELECT swr_avg(v), swr_count(v < 25, "
+                       "abtree_range_weight('ev_ab', NULL::bigint, NULL)::float8) "
                        "FROM ev TABLESAMPLE swr(5000) REPEATABLE (10)")[0]
     avg_lo, avg_hi = [float(x) for x in rows[0].strip('()').split(',')[2:4]]
     cnt_lo, cnt_hi = [float(x) for x in rows[1].strip('()').split(',')[2:4]]
@@ -228,6 +233,27 @@ def test_estimates(tap, coord):
            % (avg_lo, avg_hi, true_avg))
     tap.ok(cnt_lo <= true_cnt <= cnt_hi, 'swr_count interval [%.0f, %.0f] covers COUNT = %d'
            % (cnt_lo, cnt_hi, true_cnt))
+
+
+def test_index_functions(tap, coord):
+    """Index functions on the index of a distributed table: summed over shards, or refused."""
+    got = coord.query("SELECT abtree_range_weight('ev_ab', NULL::bigint, NULL), "
+                      "abtree_range_weight('ev_ab', 1::bigint, 50000::bigint, visible_only => true), "
+                      "(SELECT count(*) FROM ev), (SELECT count(*) FROM ev WHERE id <= 50000)")[0]
+    tap.ok(got[0] == got[2] and got[1] == got[3],
+           'abtree_range_weight on a distributed index adds up the shards (%s of %s, %s of %s)'
+           % (got[0], got[2], got[1], got[3]))
+    got = coord.query("SELECT abtree_range_weight('devs_ab', NULL::int, NULL), count(*) FROM devs")[0]
+    tap.ok(got[0] == got[1], 'abtree_range_weight on a reference table\'s index: one placement '
+           '(%s of %s)' % got)
+    for sql in ("SELECT entries FROM abtree_stats('ev_ab')", "SELECT abtree_verify('ev_ab')",
+                "SELECT count(*) FROM abtree_sample_tids('ev_ab', 5, 0.5)"):
+        try:
+            coord.query(sql)
+            tap.ok(False, '%s: refused (the shell index is empty)' % sql)
+        except psycopg2.Error as e:
+            tap.ok(e.pgcode == '0A000' and 'shards' in e.pgerror,
+                   '%s: refused, 0A000, naming the shards' % sql, e.pgerror)
 
 
 def test_shapes(tap, coord):
@@ -347,6 +373,7 @@ def main():
         test_weighted(tap, coord)
         test_deletes(tap, coord)
         test_estimates(tap, coord)
+        test_index_functions(tap, coord)
         test_shapes(tap, coord)
         test_worker_restart(tap, coord, workers[1])
         test_rebalance(tap, coord, workers)
