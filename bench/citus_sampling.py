@@ -14,7 +14,7 @@ the same index.  In one run, interleaved (bench/harness/stats.py), one client me
                   any query over every shard costs here, the floor under dist_swr)
 
 and writes bench/results/citus_sampling.md (or full/citus_sampling.md) and .png: medians, and
-the targets' ratios (BERNOULLI / swr on the distributed table, >= 20x at n = 1000; distributed
+the targets' ratios, and the n_distinct of a.y from the shards' merged sketches (BERNOULLI / swr on the distributed table, >= 20x at n = 1000; distributed
 swr / local swr, <= 3x).  Needs Citus installed into $PG_CONFIG's PostgreSQL (scripts/citus.sh).
 Quick: 1M rows; --full: 10M rows.  Run as root or postgres.
 """
@@ -106,6 +106,11 @@ def measure(coord, rows, reps, log):
         res[n] = ({v: s.median * 1000 for v, s in stats.items()},
                   {v: s.quartiles() for v, s in stats.items()}, got)
         log(f"n={n}: " + ", ".join(f"{v} {res[n][0][v]:.2f} ms" for v in VARIANTS))
+    # n_distinct of a.y (all rows distinct, by construction) from the shards' merged sketches
+    t = time.perf_counter()
+    est = run(cur, "SELECT chll_estimate(abtree_sketch('a_y'))")[0][0]
+    plans["ndistinct"] = (est, time.perf_counter() - t)
+    log(f"merged sketch: {est:.0f} distinct for {rows:,}")
     conn.close()
     return res, plans
 
@@ -143,6 +148,12 @@ def report(args, rows, res, plans, started, minutes):
               "(`dist_floor`: one index lookup per shard); BERNOULLI / that floor, the best "
               f"ratio any sample sent to every shard can reach on this machine: "
               f"x{med['dist_bernoulli'] / med['dist_floor']:.1f}.", "",
+              f"Distinct values of a.y ({rows:,}, every row distinct by construction) from the "
+              f"shards' sketches merged on the coordinator (`chll_estimate(abtree_sketch('a_y'))`, "
+              f"{plans['ndistinct'][1] * 1000:.0f} ms): {plans['ndistinct'][0]:,.0f}, ratio error "
+              f"{max(plans['ndistinct'][0] / rows, rows / plans['ndistinct'][0]):.3f} (target "
+              "<= 1.1: **" + ("met" if max(plans['ndistinct'][0] / rows, rows / plans['ndistinct'][0]) <= 1.1
+                            else "not met") + "**).", "",
               "Plans (n = 1000): `dist_swr`: " + " / ".join(plans["dist_swr"]) +
               "; `dist_bernoulli`: " + " / ".join(p.strip() for p in plans["dist_bernoulli"][:6]) +
               " ..."]

@@ -14,6 +14,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "access/xlogreader.h"
 #include "lib/stringinfo.h"
 #include "port/atomics.h"
@@ -56,7 +57,8 @@ extern void abt_refuse_under_rls(Oid heapoid);
 /* citus.c: Citus tables, seen without Citus */
 extern char abt_citus_partmethod(Oid relid);
 extern void abt_refuse_citus_shell(Relation index, Oid heapoid);
-extern Datum abt_citus_sum_over_shards(Relation index, Oid heapoid, const char *call);
+extern Datum abt_citus_fold_over_shards(Relation index, Oid heapoid, const char *call,
+										Oid resulttype, PGFunction fold, bool *isnull);
 
 /* abtree/abthandler.c */
 extern void abt_init_reloptions(void);

@@ -10,8 +10,9 @@
  * named <index>_<shardid>.  An index function called on the shell's index
  * would answer for an empty index, silently (issue 23, item 2).  So the
  * index functions refuse a shell's index (abt_refuse_citus_shell), and those
- * whose answer is a sum over the rows (abtree_range_weight) add up the
- * shards' answers (abt_citus_sum_over_shards).
+ * whose answer combines over the rows add up the shards' answers
+ * (abt_citus_fold_over_shards): abtree_range_weight's sums, abtree_sketch's
+ * sketches (counting HLL sketches of disjoint row sets merge exactly).
  *
  * Citus is recognised by its catalogs, read directly or through SPI; no
  * symbol of Citus is used, so abtree builds and runs without it.  A service
@@ -32,7 +33,6 @@
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/numeric.h"
 #include "utils/rel.h"
 
 /*
@@ -88,14 +88,17 @@ abt_refuse_citus_shell(Relation index, Oid heapoid)
 }
 
 /*
- * The sum of an index function over the shards of Citus table heapoid:
- * call is the function's SQL call with one %s, where the shard index's
- * qualified name goes as a string literal.  The calls run on the workers
- * through Citus's master_run_on_worker, one per shard (on one placement of
- * it), in parallel.  Returns a numeric.
+ * An index function's answers on the shards of Citus table heapoid, folded
+ * into one: call is the function's SQL call with one %s, where the shard
+ * index's qualified name goes as a string literal; each answer is read with
+ * resulttype's input function and folded in with fold (numeric_add for
+ * sums, chll_union for sketches).  The calls run on the workers through
+ * Citus's master_run_on_worker, one per shard (on one placement of it), in
+ * parallel.  *isnull when no shard answered with a value.
  */
 Datum
-abt_citus_sum_over_shards(Relation index, Oid heapoid, const char *call)
+abt_citus_fold_over_shards(Relation index, Oid heapoid, const char *call, Oid resulttype,
+						   PGFunction fold, bool *isnull)
 {
 	const char *nsp = get_namespace_name(RelationGetNamespace(index));
 	const char *idxname = RelationGetRelationName(index);
@@ -104,9 +107,14 @@ abt_citus_sum_over_shards(Relation index, Oid heapoid, const char *call)
 	StringInfoData nodes,
 				ports,
 				calls;
-	Datum		sum = DirectFunctionCall1(int8_numeric, Int64GetDatum(0));
+	Datum		acc = (Datum) 0;
+	Oid			infunc;
+	Oid			ioparam;
 	MemoryContext caller = CurrentMemoryContext;
 	uint64		i;
+
+	*isnull = true;
+	getTypeInputInfo(resulttype, &infunc, &ioparam);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -148,27 +156,30 @@ abt_citus_sum_over_shards(Relation index, Oid heapoid, const char *call)
 			elog(ERROR, "running on the shards of \"%s\" failed", get_rel_name(heapoid));
 		for (i = 0; i < SPI_processed; i++)
 		{
-			bool		isnull;
+			bool		null;
 			char	   *result = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+			Datum		value;
 
 			if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1,
-											&isnull)))
+											&null)))
 				ereport(ERROR,
 						(errcode(ERRCODE_CONNECTION_FAILURE),
 						 errmsg("a shard of \"%s\" could not answer", idxname),
 						 errdetail("Its worker said: %s", result ? result : "nothing")));
-			sum = DirectFunctionCall2(numeric_add, sum,
-									  DirectFunctionCall3(numeric_in, CStringGetDatum(result),
-														  ObjectIdGetDatum(InvalidOid),
-														  Int32GetDatum(-1)));
+			if (result == NULL || result[0] == '\0')
+				continue;		/* NULL: a shard without a sketch, say */
+			value = OidInputFunctionCall(infunc, result, ioparam, -1);
+			acc = *isnull ? value : DirectFunctionCall2(fold, acc, value);
+			*isnull = false;
 		}
 	}
+	if (!*isnull)
 	{
 		MemoryContext old = MemoryContextSwitchTo(caller);
 
-		sum = datumCopy(sum, false, -1);
+		acc = datumCopy(acc, false, -1);
 		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
-	return sum;
+	return acc;
 }

@@ -224,14 +224,17 @@ abt_range_weight_over_shards(FunctionCallInfo fcinfo, Oid type, bool visible_onl
 	Oid			heapoid = IndexGetRelation(RelationGetRelid(index), false);
 	char	   *call;
 	Datum		sum;
+	bool		isnull;
 
 	call = psprintf("SELECT %s.abtree_range_weight(%%s::pg_catalog.regclass, %s, %s, %s, %s, %s)",
 					quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))),
 					abt_bound_sql(fcinfo, 1, type), abt_bound_sql(fcinfo, 2, type),
 					PG_GETARG_BOOL(3) ? "true" : "false", PG_GETARG_BOOL(4) ? "true" : "false",
 					visible_only ? "true" : "false");
-	sum = abt_citus_sum_over_shards(index, heapoid, call);
+	sum = abt_citus_fold_over_shards(index, heapoid, call, NUMERICOID, numeric_add, &isnull);
 	relation_close(index, AccessShareLock);
+	if (isnull)
+		PG_RETURN_DATUM(abt_uint64_numeric(0));
 	PG_RETURN_DATUM(sum);
 }
 

@@ -29,8 +29,11 @@
 #include "access/relation.h"
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
+#include "catalog/index.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
@@ -661,6 +664,31 @@ abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct)
 PG_FUNCTION_INFO_V1(abtree_sketch);
 
 /*
+ * abtree_sketch on the index of a Citus table: the union of the shards'
+ * sketches (../citus.c).  The shards hold disjoint rows, so the union of
+ * their counting sketches is the sketch of the whole table's column.
+ */
+static Datum
+abt_sketch_over_shards(FunctionCallInfo fcinfo)
+{
+	Relation	index = abt_open_am_index_shell(PG_GETARG_OID(0), AccessShareLock, "abtree",
+												ACL_SELECT);
+	char	   *call = psprintf("SELECT %s.abtree_sketch(%%s::pg_catalog.regclass, %d)",
+								quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))),
+								PG_GETARG_INT32(1));
+	bool		isnull;
+	Datum		sketch;
+
+	sketch = abt_citus_fold_over_shards(index, index->rd_index->indrelid, call,
+										get_func_rettype(fcinfo->flinfo->fn_oid),
+										chll_union, &isnull);
+	relation_close(index, AccessShareLock);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(sketch);
+}
+
+/*
  * abtree_sketch(index, key_column): a copy of the index's sketch of its
  * key column key_column (from 1) as a chll value; NULL if it keeps none.
  */
@@ -676,6 +704,8 @@ abtree_sketch(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("abtree_sketch: arguments must not be null")));
+	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
+		return abt_sketch_over_shards(fcinfo);
 	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
 	col = PG_GETARG_INT32(1);
 	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(rel))

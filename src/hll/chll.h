@@ -187,6 +187,7 @@ extern bool chll_validate(const uint8 *sk, Size len, char *why, Size whylen);
 /* chll_io.c: shared by the SQL functions */
 #define CHLL_BYTES(v)			((uint8 *) VARDATA(v))
 extern bytea *chll_new(MemoryContext cxt, int log2m);
+extern PGDLLEXPORT Datum chll_union(PG_FUNCTION_ARGS);
 extern bytea *chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy);
 extern void chll_report(ChllStatus st, const uint8 *sk);
 

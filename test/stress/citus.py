@@ -19,8 +19,9 @@ What it checks, on a table whose four shards hold 74%, 8%, 8% and 10% of the row
     then after VACUUM;
   - swr_avg and swr_count over the sample (W from abtree_range_weight over the shards): the
     interval covers the table's true value;
-  - abtree_range_weight on the distributed index adds up the shards; abtree_stats, abtree_verify
-    and abtree_sample_tids refuse it (the shell index on the coordinator is empty);
+  - abtree_range_weight on the distributed index adds up the shards, abtree_sketch merges their
+    sketches; abtree_stats, abtree_verify and abtree_sample_tids refuse it (the shell index on
+    the coordinator is empty);
   - a reference table, a join with it, a prepared statement past its fifth execution (generic
     plan), a correlated subquery;
   - a worker stopped in the middle of a query: a clean ERROR, the coordinator stays up, and
@@ -237,6 +238,7 @@ def test_estimates(tap, coord):
 
 def test_index_functions(tap, coord):
     """Index functions on the index of a distributed table: summed over shards, or refused."""
+    run(coord, "CREATE INDEX ev_dv ON ev USING abtree (v, dev)")
     got = coord.query("SELECT abtree_range_weight('ev_ab', NULL::bigint, NULL), "
                       "abtree_range_weight('ev_ab', 1::bigint, 50000::bigint, visible_only => true), "
                       "(SELECT count(*) FROM ev), (SELECT count(*) FROM ev WHERE id <= 50000)")[0]
@@ -246,6 +248,11 @@ def test_index_functions(tap, coord):
     got = coord.query("SELECT abtree_range_weight('devs_ab', NULL::int, NULL), count(*) FROM devs")[0]
     tap.ok(got[0] == got[1], 'abtree_range_weight on a reference table\'s index: one placement '
            '(%s of %s)' % got)
+    got = coord.query("SELECT chll_estimate(abtree_sketch('ev_ab')), count(DISTINCT id), "
+                      "chll_estimate(abtree_sketch('ev_dv', 2)), count(DISTINCT dev) FROM ev")[0]
+    tap.ok(abs(got[0] / got[1] - 1) < 0.1 and abs(got[2] / got[3] - 1) < 0.25,
+           'abtree_sketch on a distributed index merges the shards\' sketches: %.0f for %d '
+           'distinct ids, %.1f for %d devices' % got)
     for sql in ("SELECT entries FROM abtree_stats('ev_ab')", "SELECT abtree_verify('ev_ab')",
                 "SELECT count(*) FROM abtree_sample_tids('ev_ab', 5, 0.5)"):
         try:
@@ -254,6 +261,7 @@ def test_index_functions(tap, coord):
         except psycopg2.Error as e:
             tap.ok(e.pgcode == '0A000' and 'shards' in e.pgerror,
                    '%s: refused, 0A000, naming the shards' % sql, e.pgerror)
+    run(coord, "DROP INDEX ev_dv")
 
 
 def test_shapes(tap, coord):
