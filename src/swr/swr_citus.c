@@ -209,17 +209,18 @@ swr_take_conditions(Query *q, Index rti, Oid relid, List **args)
 }
 
 /*
- * swr_citus_sample(anyelement, regclass, float8, float8, text, VARIADIC "any")
- * in the schema
- * of the swr handler the query names, which is abtree's.
+ * The OID of swr_citus_sample(anyelement, regclass, float8, float8, text,
+ * VARIADIC "any"), in the schema of the swr handler the query names, which
+ * is abtree's.
  */
 static Oid
 swr_citus_function(TableSampleClause *tsc)
 {
-	Oid			argtypes[6] = {ANYELEMENTOID, REGCLASSOID, FLOAT8OID, FLOAT8OID, TEXTOID,
-	ANYOID};
-	List	   *name = list_make2(makeString(get_namespace_name(get_func_namespace(tsc->tsmhandler))),
-								  makeString("swr_citus_sample"));
+	Oid			argtypes[6] = {ANYELEMENTOID, REGCLASSOID, FLOAT8OID, FLOAT8OID, TEXTOID, ANYOID};
+	char	   *schema = get_namespace_name(get_func_namespace(tsc->tsmhandler));
+	List	   *name = list_make1(makeString(schema));
+
+	name = lappend(name, makeString("swr_citus_sample"));
 
 	return LookupFuncName(name, 6, argtypes, false);
 }
@@ -262,10 +263,13 @@ swr_citus_replace(Query *q, Index rti)
 	condsarg = conds ? (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
 										  CStringGetTextDatum(conds), false, false) :
 		(Node *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
-	args = list_make5(makeNullConst(rowtype, -1, InvalidOid),
-					  makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
-								ObjectIdGetDatum(relid), false, true),
-					  copyObject(linitial(tsc->args)), seed, condsarg);
+	/* one at a time: the order of a list's members is the arguments' */
+	args = list_make1(makeNullConst(rowtype, -1, InvalidOid));
+	args = lappend(args, makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
+								   ObjectIdGetDatum(relid), false, true));
+	args = lappend(args, copyObject(linitial(tsc->args)));
+	args = lappend(args, seed);
+	args = lappend(args, condsarg);
 	/* VARIADIC "any" needs one argument at least: the count comes first */
 	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 								   Int32GetDatum(list_length(condargs)), false, true));
