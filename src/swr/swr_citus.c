@@ -77,15 +77,19 @@ swr_citus_needs_rounds(Oid relid)
 
 /* ---- the rewrite ---- */
 
-typedef struct SwrSysColContext
+typedef struct SwrVarContext
 {
 	Index		rti;
 	int			sublevels_up;
-} SwrSysColContext;
+	bool		system_only;	/* only its system columns count */
+} SwrVarContext;
 
-/* Does the query refer to a system column of range table entry rti? */
+/*
+ * Does node refer to range table entry rti of the query it sits in (to a
+ * system column of it, with system_only)?
+ */
 static bool
-swr_uses_system_column(Node *node, SwrSysColContext *cxt)
+swr_refers_to(Node *node, SwrVarContext *cxt)
 {
 	if (node == NULL)
 		return false;
@@ -94,29 +98,8 @@ swr_uses_system_column(Node *node, SwrSysColContext *cxt)
 		Var		   *var = (Var *) node;
 
 		return var->varno == cxt->rti && var->varlevelsup == cxt->sublevels_up &&
-			var->varattno < 0;
+			(!cxt->system_only || var->varattno < 0);
 	}
-	if (IsA(node, Query))
-	{
-		bool		found;
-
-		cxt->sublevels_up++;
-		found = query_tree_walker((Query *) node, swr_uses_system_column, cxt, 0);
-		cxt->sublevels_up--;
-		return found;
-	}
-	return expression_tree_walker(node, swr_uses_system_column, cxt);
-}
-
-/* Does node refer to range table entry rti of the query it sits in? */
-static bool
-swr_refers_to(Node *node, SwrSysColContext *cxt)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-		return ((Var *) node)->varno == cxt->rti &&
-			((Var *) node)->varlevelsup == cxt->sublevels_up;
 	if (IsA(node, Query))
 	{
 		bool		found;
@@ -150,7 +133,7 @@ swr_args_mutator(Node *node, SwrArgContext *cxt)
 	if (IsA(node, Param) || (IsA(node, Var) && ((Var *) node)->varlevelsup > 0) ||
 		IsA(node, SubLink))
 	{
-		SwrSysColContext refs = {cxt->rti, 0};
+		SwrVarContext refs = {cxt->rti, 0, false};
 		Param	   *param;
 
 		if (IsA(node, SubLink) && swr_refers_to(node, &refs))
@@ -239,7 +222,7 @@ swr_citus_replace(Query *q, Index rti)
 	Oid			relid = rte->relid;
 	Oid			rowtype = get_rel_type_id(relid);
 	TableSampleClause *tsc = rte->tablesample;
-	SwrSysColContext cxt = {rti, 0};
+	SwrVarContext cxt = {rti, 0, true};
 	char	   *conds = NULL;
 	Node	   *seed;
 	Node	   *condsarg;
@@ -249,7 +232,7 @@ swr_citus_replace(Query *q, Index rti)
 	RangeTblFunction *rtfunc = makeNode(RangeTblFunction);
 	TupleDesc	desc;
 
-	if (query_tree_walker(q, swr_uses_system_column, &cxt, 0))
+	if (query_tree_walker(q, swr_refers_to, &cxt, 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("TABLESAMPLE swr on distributed table \"%s\" cannot return system columns",
