@@ -112,6 +112,45 @@ swr_refers_to(Node *node, SwrVarContext *cxt)
 	return expression_tree_walker(node, swr_refers_to, cxt);
 }
 
+typedef struct SwrTextContext
+{
+	Index		rti;
+	int			depth;			/* Query nodes entered below the condition */
+} SwrTextContext;
+
+/*
+ * Can a subquery of a condition go to the shards as SQL text?  It may refer
+ * to its own tables and, at the condition's level, to the sampled table
+ * (the round's query has it); not to other tables of that level, outer
+ * queries or parameters.  Citus plans it within the round's query
+ * (pushed down to the shards with co-located tables, else recursively).
+ */
+static bool
+swr_not_text(Node *node, SwrTextContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind != PARAM_SUBLINK;	/* a sublink's own output */
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return var->varlevelsup > cxt->depth ||
+			(var->varlevelsup == cxt->depth && var->varno != cxt->rti);
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		cxt->depth++;
+		found = query_tree_walker((Query *) node, swr_not_text, cxt, 0);
+		cxt->depth--;
+		return found;
+	}
+	return expression_tree_walker(node, swr_not_text, cxt);
+}
+
 typedef struct SwrArgContext
 {
 	Index		rti;
@@ -121,15 +160,24 @@ typedef struct SwrArgContext
 
 /*
  * Replace what SQL text sent to the shards cannot carry (parameters,
- * references to outer queries, subqueries that do not refer to the sampled
- * row) by $1, $2, ...: the function receives their values as arguments and
- * passes them to the rounds' queries as parameters.
+ * references to outer queries, subqueries that swr_not_text refuses and
+ * that do not refer to the sampled row) by $1, $2, ...: the function
+ * receives their values as arguments and passes them to the rounds'
+ * queries as parameters.  A subquery that refers to the sampled row and
+ * to something text cannot carry is an ERROR.
  */
 static Node *
 swr_args_mutator(Node *node, SwrArgContext *cxt)
 {
 	if (node == NULL)
 		return NULL;
+	if (IsA(node, SubLink))
+	{
+		SwrTextContext text = {cxt->rti, 0};
+
+		if (!swr_not_text(node, &text))
+			return copyObject(node);	/* goes as it is */
+	}
 	if (IsA(node, Param) || (IsA(node, Var) && ((Var *) node)->varlevelsup > 0) ||
 		IsA(node, SubLink))
 	{
@@ -139,7 +187,7 @@ swr_args_mutator(Node *node, SwrArgContext *cxt)
 		if (IsA(node, SubLink) && swr_refers_to(node, &refs))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("TABLESAMPLE swr on distributed table \"%s\" cannot redraw for a WHERE condition with a subquery on the sampled row",
+					 errmsg("TABLESAMPLE swr on distributed table \"%s\" cannot redraw for a WHERE subquery on the sampled row that uses parameters or other tables of the query",
 							get_rel_name(cxt->relid)),
 					 errdetail("The shards evaluate the sample's WHERE conditions, and receive them as SQL text."),
 					 errhint("SET abtree.swr_where = standard to filter the n draws afterwards.")));

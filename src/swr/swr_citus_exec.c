@@ -129,18 +129,6 @@ swr_cache_entry(SwrRounds *r, bool create)
 	return e;
 }
 
-/* An alias for the table that no column of it is named. */
-static const char *
-swr_citus_alias(Oid relid)
-{
-	const char *alias = "swr_row";
-	int			i = 0;
-
-	while (get_attnum(relid, alias) != InvalidAttrNumber)
-		alias = psprintf("swr_row_%d", ++i);
-	return alias;
-}
-
 /* The probe: every shard's weight, summed; false when nothing can be drawn. */
 static bool
 swr_citus_weigh(SwrRounds *r)
@@ -410,7 +398,8 @@ swr_citus_sample(PG_FUNCTION_ARGS)
 	r.relid = PG_GETARG_OID(1);
 	r.cxt = CurrentMemoryContext;
 	r.rowdesc = rsinfo->setDesc;
-	r.alias = swr_citus_alias(r.relid);
+	/* the name the conditions were deparsed with (swr_take_conditions) */
+	r.alias = quote_identifier(get_rel_name(r.relid));
 	r.from = psprintf("%s %s",
 					  quote_qualified_identifier(get_namespace_name(get_rel_namespace(r.relid)),
 												 get_rel_name(r.relid)),

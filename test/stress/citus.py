@@ -284,6 +284,10 @@ def test_shapes(tap, coord):
                       "FROM ev TABLESAMPLE swr(10) WHERE ev.v = 2 * d.dev + 1) AS c FROM devs d "
                       "WHERE d.dev < 3) s")[0][0]
     tap.ok(got == [10, 10, 10], 'a correlated subquery: swr(10) per outer row', got)
+    got = coord.query("SELECT count(*), count(*) FILTER (WHERE dev IN (7, 8, 9)) FROM ev "
+                      "TABLESAMPLE swr(200) WHERE dev IN (SELECT dev FROM devs WHERE dev BETWEEN 5 AND 9)")[0]
+    tap.ok(got == (200, 200), 'a WHERE subquery on the sampled row goes to the shards (IN over a '
+           'reference table): 200 rows, all satisfying it', got)
     try:
         coord.query("SELECT ctid FROM ev TABLESAMPLE swr(1)")
         tap.ok(False, 'system columns are refused with a clear error')
