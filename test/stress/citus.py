@@ -45,6 +45,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stress import Tap, Server, free_port  # noqa: E402
+import interleave  # noqa: E402
 
 import psycopg2  # noqa: E402
 from scipy.stats import chisquare  # noqa: E402
@@ -53,22 +54,13 @@ ALPHA = 0.001
 
 
 def init_node(bindir, base, name):
-    srv = Server(bindir, base, name, free_port())
-    subprocess.run([os.path.join(bindir, 'initdb'), '-D', srv.data, '-U', 'postgres',
-                    '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'],
-                   check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(srv.data, 'postgresql.conf'), 'a') as f:
-        f.write(f"""
-port = {srv.port}
+    """interleave.py's throwaway server, with Citus first and TCP for the node connections
+    (the lines appended here override its settings)."""
+    srv = interleave.init_server(bindir, base, False, name=name, conf="""
 listen_addresses = '127.0.0.1'
-unix_socket_directories = '{base}'
 shared_preload_libraries = 'citus,abtree'
-fsync = off
-autovacuum = off
 max_connections = 60
-log_min_messages = warning
 """)
-    srv.start()
     srv.query("CREATE EXTENSION citus")
     srv.query("CREATE EXTENSION abtree")
     return srv
