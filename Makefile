@@ -24,6 +24,7 @@ OBJS = \
 	src/xlog.o \
 	src/abtree/abtbuild.o \
 	src/abtree/abtcompare.o \
+	src/abtree/abtdraw.o \
 	src/abtree/abthandler.o \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
@@ -49,6 +50,7 @@ OBJS = \
 	src/hll/chll_sketch.o \
 	src/swr/swr_citus.o \
 	src/swr/swr_citus_exec.o \
+	src/swr/swr_draw.o \
 	src/swr/swr_estimate.o \
 	src/swr/swr_index.o \
 	src/swr/swr_plan.o \

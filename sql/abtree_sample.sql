@@ -120,5 +120,21 @@ SELECT (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 42) t) =
        (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 42) t) <>
        (SELECT array_agg(t) FROM abtree_sample_tids('abt_s_k', 20, 43) t) AS seeds_differ;
 
+-- batched descents (src/abtree/README "Batched draws"): a draw follows
+-- its own variate whatever else the batch holds, so at rest the first k
+-- draws of n are the draws of k, for plain and weighted draws on a
+-- three-level tree (k = 1 is a descent of its own)
+CREATE TABLE abt_b (k int, w int, pad text);
+INSERT INTO abt_b SELECT g, 1 + g % 7, repeat(md5(g::text), 10) FROM generate_series(1, 30000) g;
+CREATE INDEX abt_b_k ON abt_b USING abtree (pad);
+CREATE INDEX abt_b_kw ON abt_b USING abtree (pad) INCLUDE (w) WITH (weight_column = 'w');
+SELECT height FROM abtree_stats('abt_b_k');
+SELECT idx, k,
+       (SELECT array_agg(t) FROM (SELECT t FROM abtree_sample_tids(idx, 3000, 7) t LIMIT k) s) =
+       (SELECT array_agg(t) FROM abtree_sample_tids(idx, k, 7) t) AS prefix_equal
+  FROM unnest(ARRAY['abt_b_k', 'abt_b_kw']::regclass[]) idx, unnest(ARRAY[1, 2, 17, 500]) k
+  ORDER BY 1, 2;
+DROP TABLE abt_b;
+
 DROP TABLE abt_s, abt_draw, abt_wdraw, abt_rdraw, abt_vdraw, abt_chisq_crit;
 DROP FUNCTION abt_chisq(bigint[], float8[]);

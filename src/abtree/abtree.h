@@ -335,6 +335,16 @@ typedef struct AbtSampleRange
 } AbtSampleRange;
 
 struct MvsReader;
+
+/* abtdraw.c: one attempt per variate u (uniform on [0, 1)), in batches */
+typedef struct AbtDraw
+{
+	double		u;				/* in */
+	bool		accepted;		/* out: u found an entry ... */
+	ItemPointerData tid;		/* ... whose heap TID is this */
+} AbtDraw;
+extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
+							 AbtDraw *draws, int n);
 extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
 						   struct MvsReader *rd, ItemPointer result);
 extern uint64 abt_total_weight(Relation rel);

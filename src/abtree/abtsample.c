@@ -35,444 +35,13 @@
 #include "catalog/index.h"
 #include "commands/defrem.h"
 
-/* Does the key range of item off on an internal page meet the range? */
-static bool
-abt_item_in_range(Relation rel, AbtSampleRange *range, Page page, OffsetNumber off)
-{
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-
-	/* the item's keys are > its own key ... */
-	if (range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
-		return false;
-	/* ... and <= the next item's key (or the high key) */
-	if (range->has_lo)
-	{
-		if (off < maxoff)
-			return abt_compare(rel, &range->lo, page, off + 1) <= 0;
-		if (!AbtPageIsRightmost(opaque))
-			return abt_compare(rel, &range->lo, page, ABT_HIKEY) <= 0;
-	}
-	return true;
-}
-
-/*
- * The weight an item counts for in this draw: as the reader's snapshot
- * sees it, if there is a reader (src/mvstore/README): a leaf entry its
- * snapshot cannot see weighs nothing, and a downlink loses the deltas of
- * such entries below it.
- */
-static uint64
-abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-				MvsReader *rd, Page page, OffsetNumber off)
-{
-	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-	if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
-	{
-		if (range && range->has_lo && abt_compare(rel, &range->lo, page, off) > 0)
-			return 0;
-		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
-			return 0;
-		return mvs_item_weight(rd, itup, true, info->weighted);
-	}
-	if (range && !abt_item_in_range(rel, range, page, off))
-		return 0;
-	return mvs_item_weight(rd, itup, false, info->weighted);
-}
-
-/*
- * An unweighted leaf whose entries are all valid weighs one per entry: a
- * draw indexes it directly instead of summing.  (With a not-yet-valid
- * entry on the page, positions would no longer match weights, hence the
- * flag, which splits keep for both halves.)
- */
-static bool
-abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd, Page page)
-{
-	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-
-	return AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
-		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
-		!(opaque->flags & ABTP_HAS_INVALID);
-}
-
-/*
- * The weights of a page's items for a draw without a key range, read in one
- * tight loop, when the weight store has nothing to take off on this page:
- * decided once per page, not per item (issue 21; the per-item chain was a
- * third of a draw).  A downlink's raw weight serves when the store has no
- * version for the index at all (mvs_reader_versioned, asked after the
- * reads); a leaf entry's own weight (0 while not valid) when the reader's
- * snapshot sees every entry of the leaf.  Returns the number of items put
- * in ws, or -1 when the page needs the per-item path.
- */
-static int
-abt_page_raw_weights(AbtIndexInfo *info, MvsReader *rd, Page page, uint64 *ws)
-{
-	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	OffsetNumber off;
-	int			n = 0;
-
-	if (AbtPageIsLeaf(opaque))
-	{
-		if (rd && !mvs_leaf_all_visible(rd, page))
-			return -1;
-		for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
-			ws[n++] = abt_leaf_effective_weight((IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
-												info->weighted);
-		return n;
-	}
-	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-		ws[n++] = *(volatile uint64 *) &AbtPivotGetAux(itup)->weight;
-	}
-	return mvs_reader_versioned(rd) ? -1 : n;
-}
-
-/*
- * One item (offset off, weight w) of abt_choose_item's scan: consume *r, or
- * note the item *r falls in.  True when the scan may stop (found, and no
- * total is wanted).
- */
-static inline bool
-abt_choose_step(OffsetNumber off, double w, double *r, double *chosen_w,
-				bool want_total, double *sum, OffsetNumber *found)
-{
-	if (!OffsetNumberIsValid(*found))
-	{
-		if (*r < w)
-		{
-			*found = off;
-			*chosen_w = w;
-			if (!want_total)
-				return true;
-		}
-		else
-			*r -= w;
-	}
-	*sum += w;
-	return false;
-}
-
-/*
- * Consume *r over the items of a page: returns the offset where *r falls
- * (and leaves in *r its position inside that item, in *chosen_w its
- * weight), or InvalidOffsetNumber after subtracting the whole page's weight
- * from *r.  With total, the scan goes on to the end of the page and sums
- * its weight there, so a draw checks a child and chooses in it in one scan.
- */
-static OffsetNumber
-abt_choose_item(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-				MvsReader *rd, Page page, double *r, double *chosen_w, double *total)
-{
-	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-	OffsetNumber off;
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	OffsetNumber found = InvalidOffsetNumber;
-	double		sum = 0;
-	uint64		ws[MaxIndexTuplesPerPage];
-	int			n;
-
-	if (abt_leaf_counts_entries(info, range, rd, page))
-	{
-		n = Max(maxoff - AbtFirstDataOffset(opaque) + 1, 0);
-
-		if (total)
-			*total = n;
-		*chosen_w = 1;
-		if (*r < n)
-			return AbtFirstDataOffset(opaque) + (OffsetNumber) *r;
-		*r -= n;
-		return InvalidOffsetNumber;
-	}
-	n = range == NULL ? abt_page_raw_weights(info, rd, page, ws) : -1;
-	if (n >= 0)
-	{
-		for (int i = 0; i < n; i++)
-			if (abt_choose_step(AbtFirstDataOffset(opaque) + i, (double) ws[i], r, chosen_w,
-								total != NULL, &sum, &found))
-				return found;
-	}
-	else
-	{
-		for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
-			if (abt_choose_step(off, (double) abt_item_weight(rel, info, range, rd, page, off),
-								r, chosen_w, total != NULL, &sum, &found))
-				return found;
-	}
-	if (total)
-		*total = sum;
-	return found;
-}
-
-static double
-abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-					  MvsReader *rd, Page page)
-{
-	OffsetNumber off;
-	double		sum = 0;
-
-	if (range == NULL)
-	{
-		uint64		ws[MaxIndexTuplesPerPage];
-		int			n = abt_page_raw_weights(info, rd, page, ws);
-
-		for (int i = 0; i < n; i++)
-			sum += (double) ws[i];
-		if (n >= 0)
-			return sum;
-	}
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
-		 off <= PageGetMaxOffsetNumber(page); off++)
-		sum += (double) abt_item_weight(rel, info, range, rd, page, off);
-	return sum;
-}
-
-/*
- * A draw found the child heavier (total) than the downlink it read.  Usually
- * adds landed in between, and then the downlink has grown too: a pass adds
- * on a downlink before it adds below it.  Look again, holding the child (a
- * child and then its parent is the lock order): true if the downlink now
- * covers the child, or moved, and the draw is to be rejected.  False if it
- * still does not, which only a standby can see (a page image there carries
- * the add of a pass that the primary has not finished, or whose crash the
- * primary's abt_recovery_check has not repaired yet), and rejecting would
- * then never reach this subtree at all.
- */
-static bool
-abt_downlink_caught_up(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
-					   MvsReader *rd, BlockNumber parent, BlockNumber child, double total)
-{
-	Buffer		pbuf = ReadBuffer(rel, parent);
-	Page		ppage;
-	OffsetNumber off;
-	bool		caught_up = true;
-
-	LockBuffer(pbuf, BUFFER_LOCK_SHARE);
-	abt_check_page(rel, pbuf);
-	ppage = BufferGetPage(pbuf);
-	off = abt_find_downlink(ppage, child, InvalidOffsetNumber);
-	if (OffsetNumberIsValid(off))
-		caught_up = (double) abt_item_weight(rel, info, range, rd, ppage, off) >= total;
-	UnlockReleaseBuffer(pbuf);
-	return caught_up;
-}
-
-/* Does page end where its parent's downlink said, i.e. has it not split? */
-static bool
-abt_page_ends_at(Page page, IndexTuple expected_hikey)
-{
-	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-
-	if (expected_hikey == NULL)
-		return AbtPageIsRightmost(opaque);
-	return !AbtPageIsRightmost(opaque) &&
-		abt_pivot_key_equal((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
-							expected_hikey);
-}
-
-/* The key range of item off ends where the next item (or the page) does. */
-static IndexTuple
-abt_item_hikey(Page page, OffsetNumber off)
-{
-	if (off < PageGetMaxOffsetNumber(page))
-		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off + 1)));
-	if (!AbtPageIsRightmost(AbtPageGetOpaque(page)))
-		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
-	return NULL;
-}
-
-/* The only item of an internal page that meets the range, if just one does. */
-static OffsetNumber
-abt_only_item_in_range(Relation rel, AbtSampleRange *range, Page page)
-{
-	OffsetNumber off;
-	OffsetNumber found = InvalidOffsetNumber;
-
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
-		 off <= PageGetMaxOffsetNumber(page); off++)
-	{
-		if (!abt_item_in_range(rel, range, page, off))
-			continue;
-		if (OffsetNumberIsValid(found))
-			return InvalidOffsetNumber;
-		found = off;
-	}
-	return found;
-}
-
-/*
- * Where a range draw starts: the highest page on which more than one item
- * meets the range (or the leaf holding all of it).  Everything in the range
- * lies below it, so spreading u over that page's items is as exact as
- * spreading it over the root's, and draws are not rejected for landing in
- * the parts of the root's items outside the range.  If a page we went
- * through split after we read its parent, part of the range may have moved
- * right of it: returns InvalidBuffer and the draw is rejected.
- */
-static Buffer
-abt_range_start(Relation rel, AbtSampleRange *range, Buffer buf, IndexTuple *expected_hikey)
-{
-	for (;;)
-	{
-		Page		page = BufferGetPage(buf);
-		OffsetNumber off;
-
-		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
-			return buf;
-		off = abt_only_item_in_range(rel, range, page);
-		if (!OffsetNumberIsValid(off))
-			return buf;
-		if (*expected_hikey)
-			pfree(*expected_hikey);
-		*expected_hikey = abt_item_hikey(page, off);
-		buf = abt_relandgetbuf(rel, buf,
-							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))));
-		if (!abt_page_ends_at(BufferGetPage(buf), *expected_hikey))
-		{
-			UnlockReleaseBuffer(buf);
-			return InvalidBuffer;
-		}
-	}
-}
-
-bool
-abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
-			   ItemPointer result)
-{
-	AbtIndexInfo *info = abt_index_info(rel);
-	Buffer		buf;
-	Page		page;
-	double		r;
-	double		dw;
-	OffsetNumber off;
-	IndexTuple	expected_hikey = NULL;
-
-	/* every downlink must cover its child: once after crash recovery */
-	abt_recovery_check(rel);
-	/* the true root: a draw must start from the whole tree's weight */
-	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
-	if (!BufferIsValid(buf))
-		return false;
-	if (range)
-	{
-		buf = abt_range_start(rel, range, buf, &expected_hikey);
-		if (!BufferIsValid(buf))
-		{
-			if (expected_hikey)
-				pfree(expected_hikey);
-			return false;
-		}
-	}
-	page = BufferGetPage(buf);
-	r = u * abt_range_page_weight(rel, info, range, rd, page);
-	off = abt_choose_item(rel, info, range, rd, page, &r, &dw, NULL);
-
-	for (;;)
-	{
-		IndexTuple	itup;
-		BlockNumber child;
-		BlockNumber parent;
-		double		total;
-
-		if (off == InvalidOffsetNumber)
-		{
-			/* r is past this page: its parent's downlink overcounted */
-			UnlockReleaseBuffer(buf);
-			if (expected_hikey)
-				pfree(expected_hikey);
-			return false;
-		}
-
-		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
-		{
-			*result = itup->t_tid;
-			UnlockReleaseBuffer(buf);
-			if (expected_hikey)
-				pfree(expected_hikey);
-			return true;
-		}
-
-		/* dw is the downlink's weight: remember where its key range ends */
-		if (expected_hikey)
-			pfree(expected_hikey);
-		expected_hikey = abt_item_hikey(page, off);
-		child = AbtDownlinkGetChild(itup);
-		parent = BufferGetBlockNumber(buf);
-		UnlockReleaseBuffer(buf);
-		abt_debug_wait(abt_debug_sample_pause);
-		buf = ReadBuffer(rel, child);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(rel, buf);
-		page = BufferGetPage(buf);
-
-		/*
-		 * r is uniform on [0, dw).  If the child now weighs more than dw
-		 * (an insert's weight pass added below it after we read the
-		 * downlink) the units past dw could not be reached, so the child's
-		 * last entries would be drawn too rarely: reject the attempt
-		 * instead.  Likewise if the child split since we read its parent
-		 * (its key range now spans pages).  Neither depends on r, so the
-		 * accepted draws keep their probabilities (src/abtree/README,
-		 * "Sampling").  Only weights that stay inconsistent after a second
-		 * look let the draw go on within dw (abt_downlink_caught_up).
-		 */
-		if (!abt_page_ends_at(page, expected_hikey))
-			off = InvalidOffsetNumber;
-		else
-		{
-			double		limit = dw;
-
-			off = abt_choose_item(rel, info, range, rd, page, &r, &dw, &total);
-			if (total > limit &&
-				abt_downlink_caught_up(rel, info, range, rd, parent, child, total))
-				off = InvalidOffsetNumber;
-		}
-	}
-}
-
-/*
- * The weight abt_sample_one() spreads its u over: the items of the page a
- * draw starts from (the root, or for a range abt_range_start()'s page) as
- * the reader sees them, restricted to the range.  It bounds the weight of the
- * entries a draw can return, and a caller choosing between several indexes
- * (the partitions of a table) weighs each by it, so that every entry keeps
- * its probability w / (sum over the indexes).
- */
-double
-abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
-{
-	abt_recovery_check(rel);
-	for (;;)
-	{
-		Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
-		IndexTuple	expected_hikey = NULL;
-		double		total;
-
-		if (!BufferIsValid(buf))
-			return 0;
-		if (range)
-			buf = abt_range_start(rel, range, buf, &expected_hikey);
-		if (expected_hikey)
-			pfree(expected_hikey);
-		if (!BufferIsValid(buf))
-			continue;			/* a page split under us: look again */
-		total = abt_range_page_weight(rel, abt_index_info(rel), range, rd, BufferGetPage(buf));
-		UnlockReleaseBuffer(buf);
-		return total;
-	}
-}
-
 /* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
 
 #define ABT_SAMPLE_MAX_N		10000000
 /* give up after this many rejected attempts per requested sample */
 #define ABT_SAMPLE_MAX_REJECTS	1000
+/* attempts per descent batch */
+#define ABT_SAMPLE_BATCH		65536
 
 PG_FUNCTION_INFO_V1(abtree_sample_tids);
 
@@ -600,45 +169,57 @@ abt_range_has_weight(Relation rel, AbtSampleRange *range, MvsReader *rd)
 	return found;
 }
 
-/* Draw n samples into the result set of an SRF call. */
+/*
+ * Draw n samples into the result set of an SRF call, in batches; a batch's
+ * rejected attempts are made again in the next one, and the samples come
+ * out in the order their variates were drawn.
+ */
 static void
 abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *prng,
 				AbtSampleRange *range)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int64		rejects = 0;
-	int32		i;
+	int32		done = 0;
+	AbtDraw    *draws = palloc(sizeof(AbtDraw) * Min(Max(n, 1), ABT_SAMPLE_BATCH));
 	MvsReader	rd;
 
 	/* draw as the statement's snapshot sees the index */
 	mvs_reader_init(&rd, rel, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	for (i = 0; i < n; i++)
+	while (done < n)
 	{
-		ItemPointerData tid;
-		Datum		value;
-		bool		isnull = false;
+		int			want = Min(n - done, ABT_SAMPLE_BATCH);
+		int			got;
 
 		CHECK_FOR_INTERRUPTS();
-		while (!abt_sample_one(rel, pg_prng_double(prng), range, &rd, &tid))
+		for (int i = 0; i < want; i++)
+			draws[i].u = pg_prng_double(prng);
+		got = abt_sample_batch(rel, range, &rd, draws, want);
+		for (int i = 0; i < want; i++)
 		{
-			if (++rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (i + 1))
-			{
-				/* nothing to draw: no samples, no error */
-				if (!abt_range_has_weight(rel, range, &rd))
-					return;
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("too many rejected draws in abtree index \"%s\"",
-								RelationGetRelationName(rel)),
-						 errhint("The stored weights overcount a lot, or the range holds a tiny part of the weight of the subtrees around it; VACUUM the table or widen the range.")));
-			}
-			CHECK_FOR_INTERRUPTS();
+			Datum		value = PointerGetDatum(&draws[i].tid);
+			bool		isnull = false;
+
+			if (draws[i].accepted)
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 		}
-		value = PointerGetDatum(&tid);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+		done += got;
+		rejects += want - got;
+		if (rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
+		{
+			/* nothing to draw: no samples, no error */
+			if (done == 0 && !abt_range_has_weight(rel, range, &rd))
+				return;
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("too many rejected draws in abtree index \"%s\"",
+							RelationGetRelationName(rel)),
+					 errhint("The stored weights overcount a lot, or the range holds a tiny part of the weight of the subtrees around it; VACUUM the table or widen the range.")));
+		}
 	}
+	pfree(draws);
 }
 
 static int32

@@ -1,0 +1,568 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtdraw.c
+ *	  Weighted random draws by root-to-leaf descents (paper 000, Algorithm 1
+ *	  with the B-link corrections of section 4.2), optionally restricted to a
+ *	  key range, made in batches (issue 21).
+ *
+ * abt_sample_batch() takes n variates u, uniform on [0, 1), and makes one
+ * attempt per variate: the attempt returns a heap TID drawn with probability
+ * proportional to its entry's weight, or is rejected (stored weights
+ * overcount while inserts and VACUUM are in flight; a range restriction
+ * rejects entries outside the range).  Callers make rejected attempts again
+ * with new variates.
+ *
+ * The variates are sorted and one depth-first descent routes all of them:
+ * each page on the way is read once for the batch, its weights are taken
+ * once, and one merge over its items sends every variate that falls into it
+ * on to the child it falls in.  Each attempt still follows its own variate
+ * through exactly the steps a descent of its own would take (the same
+ * positions, the same checks against the same page states), so attempts
+ * stay independent and keep their probabilities: src/abtree/README,
+ * "Batched draws".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+#include "abtree_ext.h"
+
+#include "mvstore/mvstore.h"
+
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+/* Does the key range of item off on an internal page meet the range? */
+static bool
+abt_item_in_range(Relation rel, AbtSampleRange *range, Page page, OffsetNumber off)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	/* the item's keys are > its own key ... */
+	if (range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
+		return false;
+	/* ... and <= the next item's key (or the high key) */
+	if (range->has_lo)
+	{
+		if (off < maxoff)
+			return abt_compare(rel, &range->lo, page, off + 1) <= 0;
+		if (!AbtPageIsRightmost(opaque))
+			return abt_compare(rel, &range->lo, page, ABT_HIKEY) <= 0;
+	}
+	return true;
+}
+
+/*
+ * The weight an item counts for in this draw: as the reader's snapshot
+ * sees it, if there is a reader (src/mvstore/README): a leaf entry its
+ * snapshot cannot see weighs nothing, and a downlink loses the deltas of
+ * such entries below it.
+ */
+static uint64
+abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+				MvsReader *rd, Page page, OffsetNumber off)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+	if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
+	{
+		if (range && range->has_lo && abt_compare(rel, &range->lo, page, off) > 0)
+			return 0;
+		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
+			return 0;
+		return mvs_item_weight(rd, itup, true, info->weighted);
+	}
+	if (range && !abt_item_in_range(rel, range, page, off))
+		return 0;
+	return mvs_item_weight(rd, itup, false, info->weighted);
+}
+
+/*
+ * An unweighted leaf whose entries are all valid weighs one per entry: a
+ * draw indexes it directly instead of summing.  (With a not-yet-valid
+ * entry on the page, positions would no longer match weights, hence the
+ * flag, which splits keep for both halves.)
+ */
+static bool
+abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd, Page page)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	return AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
+		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
+		!(opaque->flags & ABTP_HAS_INVALID);
+}
+
+/*
+ * The weights of a page's items for a draw without a key range, read in one
+ * tight loop, when the weight store has nothing to take off on this page:
+ * decided once per page, not per item (issue 21; the per-item chain was a
+ * third of a draw).  A downlink's raw weight serves when the store has no
+ * version for the index at all (mvs_reader_versioned, asked after the
+ * reads); a leaf entry's own weight (0 while not valid) when the reader's
+ * snapshot sees every entry of the leaf.  Returns the number of items put
+ * in ws, or -1 when the page needs the per-item path.
+ */
+static int
+abt_page_raw_weights(AbtIndexInfo *info, MvsReader *rd, Page page, uint64 *ws)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+	int			n = 0;
+
+	if (AbtPageIsLeaf(opaque))
+	{
+		if (rd && !mvs_leaf_all_visible(rd, page))
+			return -1;
+		for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+			ws[n++] = abt_leaf_effective_weight((IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+												info->weighted);
+		return n;
+	}
+	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		ws[n++] = *(volatile uint64 *) &AbtPivotGetAux(itup)->weight;
+	}
+	return mvs_reader_versioned(rd) ? -1 : n;
+}
+
+/*
+ * The weights of a page's items as a draw counts them (as the reader's
+ * snapshot sees them, restricted to the range), into ws; returns how many.
+ * One tight loop when the weight store has nothing to take off the page,
+ * else one call per item.
+ */
+static int
+abt_page_weights(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+				 MvsReader *rd, Page page, uint64 *ws)
+{
+	OffsetNumber off;
+	int			n = range == NULL ? abt_page_raw_weights(info, rd, page, ws) : -1;
+
+	if (n >= 0)
+		return n;
+	n = 0;
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+		ws[n++] = abt_item_weight(rel, info, range, rd, page, off);
+	return n;
+}
+
+static double
+abt_range_page_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+					  MvsReader *rd, Page page)
+{
+	uint64		ws[MaxIndexTuplesPerPage];
+	int			n = abt_page_weights(rel, info, range, rd, page, ws);
+	double		sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += (double) ws[i];
+	return sum;
+}
+
+/*
+ * A draw found the child heavier (total) than the downlink it read.  Usually
+ * adds landed in between, and then the downlink has grown too: a pass adds
+ * on a downlink before it adds below it.  Look again, holding the child (a
+ * child and then its parent is the lock order): true if the downlink now
+ * covers the child, or moved, and the draw is to be rejected.  False if it
+ * still does not, which only a standby can see (a page image there carries
+ * the add of a pass that the primary has not finished, or whose crash the
+ * primary's abt_recovery_check has not repaired yet), and rejecting would
+ * then never reach this subtree at all.
+ */
+static bool
+abt_downlink_caught_up(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
+					   MvsReader *rd, BlockNumber parent, BlockNumber child, double total)
+{
+	Buffer		pbuf = ReadBuffer(rel, parent);
+	Page		ppage;
+	OffsetNumber off;
+	bool		caught_up = true;
+
+	LockBuffer(pbuf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, pbuf);
+	ppage = BufferGetPage(pbuf);
+	off = abt_find_downlink(ppage, child, InvalidOffsetNumber);
+	if (OffsetNumberIsValid(off))
+		caught_up = (double) abt_item_weight(rel, info, range, rd, ppage, off) >= total;
+	UnlockReleaseBuffer(pbuf);
+	return caught_up;
+}
+
+/* Does page end where its parent's downlink said, i.e. has it not split? */
+static bool
+abt_page_ends_at(Page page, IndexTuple expected_hikey)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	if (expected_hikey == NULL)
+		return AbtPageIsRightmost(opaque);
+	return !AbtPageIsRightmost(opaque) &&
+		abt_pivot_key_equal((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
+							expected_hikey);
+}
+
+/* The key range of item off ends where the next item (or the page) does. */
+static IndexTuple
+abt_item_hikey(Page page, OffsetNumber off)
+{
+	if (off < PageGetMaxOffsetNumber(page))
+		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, off + 1)));
+	if (!AbtPageIsRightmost(AbtPageGetOpaque(page)))
+		return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)));
+	return NULL;
+}
+
+/* The only item of an internal page that meets the range, if just one does. */
+static OffsetNumber
+abt_only_item_in_range(Relation rel, AbtSampleRange *range, Page page)
+{
+	OffsetNumber off;
+	OffsetNumber found = InvalidOffsetNumber;
+
+	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+		 off <= PageGetMaxOffsetNumber(page); off++)
+	{
+		if (!abt_item_in_range(rel, range, page, off))
+			continue;
+		if (OffsetNumberIsValid(found))
+			return InvalidOffsetNumber;
+		found = off;
+	}
+	return found;
+}
+
+/*
+ * Where a range draw starts: the highest page on which more than one item
+ * meets the range (or the leaf holding all of it).  Everything in the range
+ * lies below it, so spreading u over that page's items is as exact as
+ * spreading it over the root's, and draws are not rejected for landing in
+ * the parts of the root's items outside the range.  If a page we went
+ * through split after we read its parent, part of the range may have moved
+ * right of it: returns InvalidBuffer and the draw is rejected.
+ */
+static Buffer
+abt_range_start(Relation rel, AbtSampleRange *range, Buffer buf, IndexTuple *expected_hikey)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		OffsetNumber off;
+
+		if (AbtPageIsLeaf(AbtPageGetOpaque(page)))
+			return buf;
+		off = abt_only_item_in_range(rel, range, page);
+		if (!OffsetNumberIsValid(off))
+			return buf;
+		if (*expected_hikey)
+			pfree(*expected_hikey);
+		*expected_hikey = abt_item_hikey(page, off);
+		buf = abt_relandgetbuf(rel, buf,
+							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))));
+		if (!abt_page_ends_at(BufferGetPage(buf), *expected_hikey))
+		{
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+	}
+}
+/* ---- batched descents ---- */
+
+/* A draw's place in the batch's sorted order. */
+typedef struct AbtDrawKey
+{
+	double		u;
+	int32		draw;			/* index into the caller's array */
+} AbtDrawKey;
+
+#define ST_SORT abt_sort_draw_keys
+#define ST_ELEMENT_TYPE AbtDrawKey
+#define ST_COMPARE(a, b) \
+	((a)->u < (b)->u ? -1 : (a)->u > (b)->u ? 1 : \
+	 (a)->draw < (b)->draw ? -1 : (a)->draw > (b)->draw ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* One batch on its way down. */
+typedef struct AbtDrawCtx
+{
+	Relation	rel;
+	AbtIndexInfo *info;
+	AbtSampleRange *range;
+	MvsReader  *rd;
+	AbtDraw    *draws;
+	AbtDrawKey *keys;			/* the draws by ascending u */
+	double	   *r;				/* r[k]: key k's position in the page it is at */
+	int			accepted;
+} AbtDrawCtx;
+
+/* The draws keys[start..end) bound for one child, all within its downlink. */
+typedef struct AbtDrawGroup
+{
+	OffsetNumber off;			/* the downlink */
+	BlockNumber child;
+	double		dw;				/* its weight as read */
+	IndexTuple	hikey;			/* where its key range ends (NULL: rightmost) */
+	int			start;
+	int			end;
+} AbtDrawGroup;
+
+static void
+abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber off)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	AbtDraw    *d = &cx->draws[cx->keys[k].draw];
+
+	d->tid = itup->t_tid;
+	d->accepted = true;
+	cx->accepted++;
+}
+
+/*
+ * Route draws keys[start..end), whose positions r are ascending, over the
+ * items of weights ws[0..m) of page: each goes to the item it falls in, with
+ * r made relative to that item, and a draw past the page's weight is
+ * rejected (the parent's downlink overcounted).  A leaf accepts its draws;
+ * an internal page returns its draws grouped by child in groups (one group
+ * per child reached, in key order) and their number.
+ */
+static int
+abt_draw_route(AbtDrawCtx *cx, Page page, const uint64 *ws, int m,
+			   int start, int end, AbtDrawGroup *groups)
+{
+	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(page));
+	bool		leaf = AbtPageIsLeaf(AbtPageGetOpaque(page));
+	double		acc = 0;		/* the weight of the items before j */
+	int			j = 0;
+	int			ngroups = 0;
+
+	for (int k = start; k < end; k++)
+	{
+		/* integer weights: acc is exact, so the comparison is too */
+		while (j < m && cx->r[k] >= acc + (double) ws[j])
+			acc += (double) ws[j++];
+		if (j == m)
+			break;				/* this and every later draw: past the page */
+		if (leaf)
+		{
+			abt_draw_accept(cx, k, page, first + j);
+			continue;
+		}
+		cx->r[k] -= acc;
+		if (ngroups > 0 && groups[ngroups - 1].off == first + j)
+		{
+			groups[ngroups - 1].end++;
+			continue;
+		}
+		groups[ngroups].off = first + j;
+		groups[ngroups].child =
+			AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, first + j)));
+		groups[ngroups].dw = (double) ws[j];
+		groups[ngroups].hikey = abt_item_hikey(page, first + j);
+		groups[ngroups].start = k;
+		groups[ngroups].end = k + 1;
+		ngroups++;
+	}
+	return ngroups;
+}
+
+static void abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end,
+						  double limit, BlockNumber parent);
+
+/*
+ * Take the draws of each group on to its child.  r is uniform on [0, dw)
+ * for each of them.  If the child split since we read its parent (its key
+ * range now spans pages), every draw of the group is rejected: that does
+ * not depend on r, so the accepted draws keep their probabilities (README,
+ * "Sampling").  The child's weight is checked in abt_draw_page.
+ */
+static void
+abt_draw_children(AbtDrawCtx *cx, BlockNumber parent, AbtDrawGroup *groups, int ngroups)
+{
+	for (int g = 0; g < ngroups; g++)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		abt_debug_wait(abt_debug_sample_pause);
+		buf = ReadBuffer(cx->rel, groups[g].child);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(cx->rel, buf);
+		if (abt_page_ends_at(BufferGetPage(buf), groups[g].hikey))
+			abt_draw_page(cx, buf, groups[g].start, groups[g].end, groups[g].dw, parent);
+		else
+			UnlockReleaseBuffer(buf);
+		if (groups[g].hikey)
+			pfree(groups[g].hikey);
+	}
+}
+
+/*
+ * The draws keys[start..end) at the locked page buf, which it releases.  At
+ * the page a batch starts from (limit < 0) r is still u, and is spread over
+ * the page's weight here.  Below, r is uniform on [0, limit), the weight of
+ * the downlink the draws followed.  If the page now weighs more than that
+ * (an insert's weight pass added below the downlink after we read it), the
+ * units past limit could not be reached, so the page's last entries would
+ * be drawn too rarely: the group is rejected instead, unless the weights
+ * stay inconsistent after a second look (abt_downlink_caught_up), and then
+ * the draws go on within limit.
+ */
+static void
+abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit, BlockNumber parent)
+{
+	Page		page = BufferGetPage(buf);
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	uint64		ws[MaxIndexTuplesPerPage];
+	AbtDrawGroup *groups;
+	int			ngroups;
+	int			m;
+	double		total = 0;
+	bool		counts = abt_leaf_counts_entries(cx->info, cx->range, cx->rd, page);
+
+	if (counts)
+	{
+		/* every entry weighs one: no weights to read */
+		m = Max(PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1, 0);
+		total = m;
+	}
+	else
+	{
+		m = abt_page_weights(cx->rel, cx->info, cx->range, cx->rd, page, ws);
+		for (int i = 0; i < m; i++)
+			total += (double) ws[i];
+	}
+	if (limit < 0)
+	{
+		for (int k = start; k < end; k++)
+			cx->r[k] = cx->keys[k].u * total;
+	}
+	else if (total > limit &&
+			 abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total))
+	{
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+
+	if (counts)
+	{
+		for (int k = start; k < end && cx->r[k] < m; k++)
+			abt_draw_accept(cx, k, page, AbtFirstDataOffset(opaque) + (OffsetNumber) cx->r[k]);
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	groups = AbtPageIsLeaf(opaque) ? NULL : palloc(sizeof(AbtDrawGroup) * Min(m, end - start));
+	ngroups = abt_draw_route(cx, page, ws, m, start, end, groups);
+	UnlockReleaseBuffer(buf);
+	if (groups)
+	{
+		abt_draw_children(cx, blkno, groups, ngroups);
+		pfree(groups);
+	}
+}
+
+/*
+ * Make one attempt for each of the n draws: on return, draws[i].accepted
+ * says whether draws[i].u found an entry, and draws[i].tid holds its heap
+ * TID.  Returns the number accepted.
+ */
+int
+abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *draws, int n)
+{
+	AbtDrawCtx	cx;
+	Buffer		buf;
+
+	for (int i = 0; i < n; i++)
+		draws[i].accepted = false;
+	if (n <= 0)
+		return 0;
+	/* every downlink must cover its child: once after crash recovery */
+	abt_recovery_check(rel);
+	/* the true root: a draw must start from the whole tree's weight */
+	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(buf))
+		return 0;
+	if (range)
+	{
+		IndexTuple	expected_hikey = NULL;
+
+		buf = abt_range_start(rel, range, buf, &expected_hikey);
+		if (expected_hikey)
+			pfree(expected_hikey);
+		if (!BufferIsValid(buf))
+			return 0;			/* a page split under us: all rejected */
+	}
+
+	cx.rel = rel;
+	cx.info = abt_index_info(rel);
+	cx.range = range;
+	cx.rd = rd;
+	cx.draws = draws;
+	cx.keys = palloc(sizeof(AbtDrawKey) * n);
+	cx.r = palloc(sizeof(double) * n);
+	cx.accepted = 0;
+	for (int i = 0; i < n; i++)
+	{
+		cx.keys[i].u = draws[i].u;
+		cx.keys[i].draw = i;
+	}
+	abt_sort_draw_keys(cx.keys, n);
+	abt_draw_page(&cx, buf, 0, n, -1, InvalidBlockNumber);
+	pfree(cx.keys);
+	pfree(cx.r);
+	return cx.accepted;
+}
+
+/* One attempt (a batch of one): true with a TID in *result. */
+bool
+abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
+			   ItemPointer result)
+{
+	AbtDraw		d;
+
+	d.u = u;
+	if (abt_sample_batch(rel, range, rd, &d, 1) == 0)
+		return false;
+	*result = d.tid;
+	return true;
+}
+
+/*
+ * The weight a draw spreads its u over: the items of the page a
+ * draw starts from (the root, or for a range abt_range_start()'s page) as
+ * the reader sees them, restricted to the range.  It bounds the weight of the
+ * entries a draw can return, and a caller choosing between several indexes
+ * (the partitions of a table) weighs each by it, so that every entry keeps
+ * its probability w / (sum over the indexes).
+ */
+double
+abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
+{
+	abt_recovery_check(rel);
+	for (;;)
+	{
+		Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+		IndexTuple	expected_hikey = NULL;
+		double		total;
+
+		if (!BufferIsValid(buf))
+			return 0;
+		if (range)
+			buf = abt_range_start(rel, range, buf, &expected_hikey);
+		if (expected_hikey)
+			pfree(expected_hikey);
+		if (!BufferIsValid(buf))
+			continue;			/* a page split under us: look again */
+		total = abt_range_page_weight(rel, abt_index_info(rel), range, rd, BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		return total;
+	}
+}

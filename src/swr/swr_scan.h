@@ -1,0 +1,92 @@
+/*-------------------------------------------------------------------------
+ *
+ * swr_scan.h
+ *	  The state of a "Custom Scan (swr)", shared by the node's life cycle
+ *	  (swr_scan.c) and its draws and fetches (swr_draw.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SWR_SCAN_H
+#define SWR_SCAN_H
+
+#include "swr.h"
+
+#include "abtree/abtree.h"
+#include "mvstore/mvstore.h"
+#include "access/attmap.h"
+#include "access/relscan.h"
+#include "common/pg_prng.h"
+#include "nodes/execnodes.h"
+
+/* Draws per batch: memory stays bounded. */
+#define SWR_BATCH_MAX			65536
+
+/*
+ * Rejected draws tolerated per row returned (plus one) before we look
+ * whether any row can be returned at all (README "Rejections").
+ */
+#define SWR_MAX_REJECTS_PER_ROW	10000
+
+/* One table to draw from, with its index. */
+typedef struct SwrTable
+{
+	Relation	heap;
+	Relation	index;
+	IndexFetchTableData *fetch;
+	TupleTableSlot *slot;		/* fetches land here (the scan slot if no map) */
+	AttrMap    *map;			/* scan column -> this table's, if they differ */
+	MvsReader	reader;			/* weighs entries as the snapshot sees them */
+	int			lo_cand;		/* range candidates bounding the draws, or -1 */
+	int			hi_cand;
+	bool		has_range;
+	bool		empty;			/* a NULL bound: no row can qualify */
+	AbtSampleRange range;
+	double		total;			/* what a descent spreads u over */
+	SwrCounts	cur;			/* this scan's draws from this table */
+} SwrTable;
+
+typedef struct SwrDraw
+{
+	int32		table;
+	double		u;				/* the descent's variate */
+	bool		accepted;		/* the index found an entry ... */
+	ItemPointerData tid;		/* ... pointing here */
+} SwrDraw;
+
+typedef struct SwrScanState
+{
+	CustomScanState css;
+	SwrWhere	where;
+	ExprState  *nexpr;
+	ExprState  *seedexpr;
+	int			nfixed;			/* custom_exprs before the range candidates */
+	List	   *boundexprs;		/* ExprStates of the range candidates */
+	ExprState  *qual;			/* the WHERE clause, evaluated by us */
+	int			ntables;
+	SwrTable   *tables;
+	double	   *cumtotal;		/* running sums of the tables' totals */
+	uint32		random_seed;	/* without REPEATABLE: chosen once per node */
+	pg_prng_state prng;
+	MemoryContext scancxt;		/* lives as long as the node */
+	MemoryContext drawcxt;		/* reset for every batch */
+	MemoryContext rangecxt;		/* the range bounds: reset for every scan */
+
+	int64		owed;			/* draws still to make; -1 before the start */
+	bool		exhausted;		/* nothing can be returned: stop */
+	bool		shard;			/* swr_shard(rate): a Citus shard's part */
+	bool		probe;			/* swr_shard(0): one row of NULLs */
+	bool		probed;			/* and it was returned */
+	SwrCounts	cur;			/* this scan */
+	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
+	int64		loops;
+
+	SwrDraw    *batch;			/* in the order drawn */
+	int			batchcap;
+	int			nbatch;
+	int			pos;
+} SwrScanState;
+
+extern bool swr_weigh_tables(SwrScanState *st);
+extern TupleTableSlot *swr_next(ScanState *ss);
+
+#endif							/* SWR_SCAN_H */
