@@ -13,7 +13,9 @@
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/rel.h"
+#include "utils/spccache.h"
 
 /* ---- draws ---- */
 
@@ -147,39 +149,49 @@ swr_rejected(SwrScanState *st)
 		(st->where == SWR_WHERE_REDRAW ? st->cur.filtered : 0);
 }
 
-/* The scan slot holding table t's fetched row, converted if need be. */
-static TupleTableSlot *
-swr_scan_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
+/*
+ * A copy of table t's fetched row as a row of the scanned table (a partition
+ * may order its columns differently), in the current memory context, with
+ * its TID and table.
+ */
+static HeapTuple
+swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
 {
-	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
-	TupleDesc	desc = scanslot->tts_tupleDescriptor;
+	TupleDesc	desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	Datum	   *values;
 	bool	   *isnull;
 	HeapTuple	tuple;
-	int			i;
 
-	if (fetched == scanslot)
-		return scanslot;
-
-	/* a partition with another column order: a heap tuple of the parent's */
-	slot_getallattrs(fetched);
-	values = palloc(sizeof(Datum) * desc->natts);
-	isnull = palloc(sizeof(bool) * desc->natts);
-	for (i = 0; i < desc->natts; i++)
+	if (t->map == NULL)
+		tuple = ExecCopySlotHeapTuple(fetched);
+	else
 	{
-		AttrNumber	from = t->map->attnums[i];
+		slot_getallattrs(fetched);
+		values = palloc(sizeof(Datum) * desc->natts);
+		isnull = palloc(sizeof(bool) * desc->natts);
+		for (int i = 0; i < desc->natts; i++)
+		{
+			AttrNumber	from = t->map->attnums[i];
 
-		isnull[i] = from == 0 || fetched->tts_isnull[from - 1];
-		values[i] = isnull[i] ? (Datum) 0 : fetched->tts_values[from - 1];
+			isnull[i] = from == 0 || fetched->tts_isnull[from - 1];
+			values[i] = isnull[i] ? (Datum) 0 : fetched->tts_values[from - 1];
+		}
+		tuple = heap_form_tuple(desc, values, isnull);
+		pfree(values);
+		pfree(isnull);
 	}
-	tuple = heap_form_tuple(desc, values, isnull);
 	tuple->t_self = fetched->tts_tid;
 	tuple->t_tableOid = RelationGetRelid(t->heap);
-	ExecForceStoreHeapTuple(tuple, scanslot, true);
-	scanslot->tts_tid = fetched->tts_tid;
-	scanslot->tts_tableOid = RelationGetRelid(t->heap);
-	pfree(values);
-	pfree(isnull);
+	return tuple;
+}
+
+/* The scan slot holding row, a copy made by swr_copy_row. */
+static TupleTableSlot *
+swr_scan_row(SwrScanState *st, HeapTuple row)
+{
+	TupleTableSlot *scanslot = st->css.ss.ss_ScanTupleSlot;
+
+	ExecStoreHeapTuple(row, scanslot, false);
 	return scanslot;
 }
 
@@ -243,9 +255,18 @@ swr_any_row(SwrScanState *st)
 		while (!found && index_getnext_slot(scan, ForwardScanDirection, t->slot))
 		{
 			CHECK_FOR_INTERRUPTS();
-			found = swr_row_has_weight(t, t->slot) &&
-				(st->where == SWR_WHERE_STANDARD ||
-				 swr_row_qualifies(st, swr_scan_row(st, t, t->slot)));
+			if (!swr_row_has_weight(t, t->slot))
+				continue;
+			if (st->where == SWR_WHERE_STANDARD)
+				found = true;
+			else
+			{
+				HeapTuple	row = swr_copy_row(st, t, t->slot);
+
+				found = swr_row_qualifies(st, swr_scan_row(st, row));
+				ExecClearTuple(st->css.ss.ss_ScanTupleSlot);
+				heap_freetuple(row);
+			}
 		}
 		index_endscan(scan);
 	}
@@ -288,17 +309,135 @@ swr_too_many_rejects(SwrScanState *st, int pending)
 }
 
 /*
- * Draw the next batch of up to SWR_BATCH_MAX owed draws, kept in the order
- * they were drawn: sorting them by TID (for locality) made the rows come
- * out lowest TID first, so that swr(n) LIMIT k returned the k lowest of n
- * draws, not k draws (issue 21, item 3).  While
- * no row has come back, a batch is no larger than the rejection bound, so
- * that a scan that can return nothing is recognised after that many draws.
+ * The heap block of draw i, by which a batch's rows are fetched: in block
+ * order, so that draws of one block share one buffer look-up and the reads
+ * can be issued ahead (issue 21, item 4).
+ */
+static int
+swr_fetch_cmp(const void *a, const void *b, void *arg)
+{
+	SwrDraw    *da = &((SwrDraw *) arg)[*(const int *) a];
+	SwrDraw    *db = &((SwrDraw *) arg)[*(const int *) b];
+
+	if (da->table != db->table)
+		return da->table < db->table ? -1 : 1;
+	return ItemPointerCompare(&da->tid, &db->tid);
+}
+
+/*
+ * Reads issued ahead of a batch's fetches, in their block order: up to the
+ * tablespace's effective_io_concurrency distinct blocks ahead, as a bitmap
+ * heap scan does.  With the blocks cached it costs a buffer look-up per
+ * block; with 0 it is off.
+ */
+typedef struct SwrPrefetch
+{
+	SwrScanState *st;
+	const int  *order;
+	int			distance;		/* blocks ahead; 0: off */
+	int			ahead;			/* the next draw (in order) to look at */
+	int64		issued;			/* distinct blocks prefetched */
+	int64		reached;		/* distinct blocks the fetches reached */
+	int32		last_table;		/* the last block prefetched */
+	BlockNumber last_block;
+} SwrPrefetch;
+
+static void
+swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
+{
+	Relation	heap = st->tables[0].heap;
+
+	pf->st = st;
+	pf->order = order;
+	pf->distance = get_tablespace_io_concurrency(heap->rd_rel->reltablespace);
+	pf->ahead = 0;
+	pf->issued = pf->reached = 0;
+	pf->last_table = -1;
+	pf->last_block = InvalidBlockNumber;
+}
+
+/* Same heap block as the draw before it in fetch order? */
+static bool
+swr_same_block(SwrScanState *st, const int *order, int k)
+{
+	SwrDraw    *a = &st->batch[order[k - 1]];
+	SwrDraw    *b = &st->batch[order[k]];
+
+	return a->table == b->table &&
+		ItemPointerGetBlockNumber(&a->tid) == ItemPointerGetBlockNumber(&b->tid);
+}
+
+/* The fetches are at draw k (in order): keep distance blocks issued ahead. */
+static void
+swr_prefetch_advance(SwrPrefetch *pf, int k)
+{
+	SwrScanState *st = pf->st;
+
+	if (pf->distance <= 0)
+		return;
+	if (k == 0 || !swr_same_block(st, pf->order, k))
+		pf->reached++;
+	while (pf->issued < pf->reached + pf->distance && pf->ahead < st->nbatch)
+	{
+		SwrDraw    *d = &st->batch[pf->order[pf->ahead++]];
+		BlockNumber blk = ItemPointerGetBlockNumber(&d->tid);
+
+		if (d->table == pf->last_table && blk == pf->last_block)
+			continue;
+		PrefetchBuffer(st->tables[d->table].heap, MAIN_FORKNUM, blk);
+		pf->last_table = d->table;
+		pf->last_block = blk;
+		pf->issued++;
+	}
+}
+
+/*
+ * Fetch the rows of batch[0..nbatch) in heap block order, each as the
+ * snapshot sees it (following HOT chains), and keep a copy of each in its
+ * draw: the rows go out in the order drawn (swr_next), not in this one.  A
+ * draw whose row the snapshot cannot see keeps no row.  Called in drawcxt.
+ */
+static void
+swr_fetch_batch(SwrScanState *st)
+{
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	int		   *order = palloc(sizeof(int) * Max(st->nbatch, 1));
+	SwrPrefetch pf;
+
+	for (int i = 0; i < st->nbatch; i++)
+		order[i] = i;
+	qsort_arg(order, st->nbatch, sizeof(int), swr_fetch_cmp, st->batch);
+	swr_prefetch_begin(&pf, st, order);
+	for (int k = 0; k < st->nbatch; k++)
+	{
+		SwrDraw    *d = &st->batch[order[k]];
+		SwrTable   *t = &st->tables[d->table];
+		ItemPointerData tid = d->tid;
+		bool		call_again = false;
+		bool		all_dead = false;
+
+		CHECK_FOR_INTERRUPTS();
+		swr_prefetch_advance(&pf, k);
+		d->row = NULL;
+		if (table_index_fetch_tuple(t->fetch, &tid, snapshot, t->slot,
+									&call_again, &all_dead))
+			d->row = swr_copy_row(st, t, t->slot);
+	}
+	pfree(order);
+}
+
+/*
+ * Draw the next batch of up to batchmax owed draws, then fetch their rows in
+ * heap block order (swr_fetch_batch).  The rows go out in the order drawn,
+ * never sorted: sorting them by TID made swr(n) LIMIT k return the k lowest
+ * of n draws, not k draws (issue 21, item 3).  While no row has come back, a
+ * batch is no larger than the rejection bound, so that a scan that can
+ * return nothing is recognised after that many draws.
  */
 static void
 swr_draw_batch(SwrScanState *st)
 {
-	int64		want = Min(st->owed, SWR_BATCH_MAX);
+	int64		want = Min(st->owed, st->batchmax);
 	int			nbatch = 0;
 	int			attempts;
 	MemoryContext oldcxt;
@@ -313,6 +452,8 @@ swr_draw_batch(SwrScanState *st)
 		st->batchcap = want;
 	}
 
+	/* the scan slot may still show a row of the batch the reset frees */
+	ExecClearTuple(st->css.ss.ss_ScanTupleSlot);
 	MemoryContextReset(st->drawcxt);
 	oldcxt = MemoryContextSwitchTo(st->drawcxt);
 	if (!swr_weigh_tables(st))
@@ -340,6 +481,11 @@ swr_draw_batch(SwrScanState *st)
 		}
 		attempts = nbatch;
 	}
+	if (nbatch > 0)
+	{
+		st->nbatch = nbatch;
+		swr_fetch_batch(st);
+	}
 	MemoryContextSwitchTo(oldcxt);
 
 	if (!st->exhausted)
@@ -357,7 +503,6 @@ TupleTableSlot *
 swr_next(ScanState *ss)
 {
 	SwrScanState *st = (SwrScanState *) ss;
-	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
 	/*
 	 * A probe, swr_shard(0) (swr_citus_exec.c), gets one row of NULLs whose
@@ -378,9 +523,6 @@ swr_next(ScanState *ss)
 	{
 		SwrDraw    *d;
 		SwrTable   *t;
-		ItemPointerData tid;
-		bool		call_again = false;
-		bool		all_dead = false;
 		TupleTableSlot *slot;
 
 		if (st->pos >= st->nbatch)
@@ -393,9 +535,7 @@ swr_next(ScanState *ss)
 		CHECK_FOR_INTERRUPTS();
 		d = &st->batch[st->pos++];
 		t = &st->tables[d->table];
-		tid = d->tid;
-		if (!table_index_fetch_tuple(t->fetch, &tid, snapshot, t->slot,
-									 &call_again, &all_dead))
+		if (d->row == NULL)
 		{
 			st->cur.invisible++;
 			t->cur.invisible++;
@@ -403,7 +543,7 @@ swr_next(ScanState *ss)
 				st->owed++;
 			continue;
 		}
-		slot = swr_scan_row(st, t, t->slot);
+		slot = swr_scan_row(st, d->row);
 		if (!swr_row_qualifies(st, slot))
 		{
 			st->cur.filtered++;

@@ -51,6 +51,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "optimizer/plancat.h"
 
 #include "swr_scan.h"
 
@@ -82,8 +83,8 @@ swr_create_scan_state(CustomScan *cscan)
 
 	st->css.methods = &swr_exec_methods;
 #if PG_VERSION_NUM >= 160000
-	/* heap tuples, so that ctid, tableoid and xmin can be selected */
-	st->css.slotOps = &TTSOpsBufferHeapTuple;
+	/* heap tuples: swr_heap_scan_slot */
+	st->css.slotOps = &TTSOpsHeapTuple;
 #endif
 	return (Node *) st;
 }
@@ -177,16 +178,17 @@ swr_open_tables(SwrScanState *st, EState *estate)
 											  ,false
 #endif
 			);
-		t->slot = t->map ? table_slot_create(t->heap, &estate->es_tupleTable) :
-			st->css.ss.ss_ScanTupleSlot;
+		t->slot = table_slot_create(t->heap, &estate->es_tupleTable);
 		swr_match_ranges(st, t, scanrel);
 	}
 }
 
 /*
- * PostgreSQL before 16 gives a custom scan a virtual scan slot; ours must
- * hold heap tuples so that system columns can be selected.  Replace it and
- * build the projection again for the new slot.
+ * The scan slot holds the rows a batch copied out of the heap in block
+ * order (swr_draw.c), as heap tuples with their TIDs, so that system
+ * columns (ctid, tableoid, xmin) can be selected.  From 16 on the slot type
+ * is ours to choose (swr_create_scan_state); before, a custom scan gets a
+ * virtual slot: replace it, and build the projection again for the new one.
  */
 static void
 swr_heap_scan_slot(SwrScanState *st, EState *estate)
@@ -196,9 +198,25 @@ swr_heap_scan_slot(SwrScanState *st, EState *estate)
 
 	ExecInitScanTupleSlot(estate, &st->css.ss,
 						  RelationGetDescr(st->css.ss.ss_currentRelation),
-						  &TTSOpsBufferHeapTuple);
+						  &TTSOpsHeapTuple);
 	ExecAssignScanProjectionInfoWithVarno(&st->css.ss, cscan->scan.scanrelid);
 #endif
+}
+
+/*
+ * A batch keeps a copy of each row it draws until the rows have gone out:
+ * as many draws as fit work_mem at the tables' estimated row width (and
+ * SWR_DRAW_OVERHEAD bytes of bookkeeping each), but at least SWR_BATCH_MIN.
+ */
+static int
+swr_batch_max(SwrScanState *st)
+{
+	int32		width = 0;
+
+	for (int i = 0; i < st->ntables; i++)
+		width = Max(width, get_relation_data_width(RelationGetRelid(st->tables[i].heap), NULL));
+	return (int) Max(SWR_BATCH_MIN,
+					 Min(SWR_BATCH_MAX, (int64) work_mem * 1024 / (width + SWR_DRAW_OVERHEAD)));
 }
 
 static void
@@ -233,6 +251,7 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "swr range",
 										 ALLOCSET_SMALL_SIZES);
 	swr_open_tables(st, estate);
+	st->batchmax = swr_batch_max(st);
 	st->scancxt = CurrentMemoryContext;
 	st->owed = -1;				/* started by the first call */
 }

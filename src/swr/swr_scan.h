@@ -18,8 +18,10 @@
 #include "common/pg_prng.h"
 #include "nodes/execnodes.h"
 
-/* Draws per batch: memory stays bounded. */
+/* Draws per batch: memory stays bounded (swr_batch_max). */
 #define SWR_BATCH_MAX			65536
+#define SWR_BATCH_MIN			256
+#define SWR_DRAW_OVERHEAD		(sizeof(SwrDraw) + HEAPTUPLESIZE + 64)
 
 /*
  * Rejected draws tolerated per row returned (plus one) before we look
@@ -51,6 +53,7 @@ typedef struct SwrDraw
 	double		u;				/* the descent's variate */
 	bool		accepted;		/* the index found an entry ... */
 	ItemPointerData tid;		/* ... pointing here */
+	HeapTuple	row;			/* a copy of the row, if the snapshot sees it */
 } SwrDraw;
 
 typedef struct SwrScanState
@@ -81,6 +84,7 @@ typedef struct SwrScanState
 	int64		loops;
 
 	SwrDraw    *batch;			/* in the order drawn */
+	int			batchmax;		/* draws per batch whose rows fit work_mem */
 	int			batchcap;
 	int			nbatch;
 	int			pos;
