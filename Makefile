@@ -34,6 +34,7 @@ OBJS = \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
 	src/abtree/abtsketch.o \
+	src/abtree/abtsort.o \
 	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \
 	src/abtree/abtverify.o \
@@ -51,6 +52,7 @@ OBJS = \
 	src/swr/swr_citus.o \
 	src/swr/swr_citus_exec.o \
 	src/swr/swr_draw.o \
+	src/swr/swr_fetch.o \
 	src/swr/swr_estimate.o \
 	src/swr/swr_index.o \
 	src/swr/swr_plan.o \

@@ -2,17 +2,27 @@
 # Build an assert-enabled PostgreSQL 18 (and add pgTAP to it) from Debian's
 # source package into a cache directory, once.  Later runs find the stamp and reuse it.
 #
-#   bash scripts/pg18.sh          prints the install prefix on its last line
+#   bash scripts/pg18.sh            the assert build the tests use; prints its prefix last
+#   bash scripts/pg18.sh --release  a release build with io_uring (--with-liburing) for
+#                                   benchmarks (bench/, issue 21), in its own cache
 #
-# Cache: $ABTREE_PG18_CACHE (default /var/cache/abtree/pg18).  Remove it to rebuild.
+# Cache: $ABTREE_PG18_CACHE (default /var/cache/abtree/pg18, or pg18-release).  Remove it
+# to rebuild.
 # PostgreSQL comes from Debian sid's postgresql-18, fetched with a private apt configuration that leaves the system's
 # apt lists untouched.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${ABTREE_PG18_CACHE:-/var/cache/abtree/pg18}
+if [ "${1:-}" = --release ]; then
+	cache=${ABTREE_PG18_CACHE:-/var/cache/abtree/pg18-release}
+	configure_flags=(--enable-debug --enable-tap-tests --with-icu --with-liburing)
+	cflags='-O2 -g'
+else
+	cache=${ABTREE_PG18_CACHE:-/var/cache/abtree/pg18}
+	configure_flags=(--enable-cassert --enable-debug --enable-tap-tests --with-icu)
+	cflags='-O1 -g'
+fi
 prefix=$cache/install
-configure_flags=(--enable-cassert --enable-debug --enable-tap-tests --with-icu)
 stamp_text="postgresql-18 ${configure_flags[*]} pgtap-sql v3"
 
 if [ -x "$prefix/bin/pg_config" ] && [ "$(cat "$prefix/.abtree-stamp" 2>/dev/null)" = "$stamp_text" ]; then
@@ -47,7 +57,7 @@ srcdir=$(ls -d postgresql-18*/ | head -n 1)
 cd "$srcdir"
 
 log "configure ${configure_flags[*]}"
-./configure --prefix="$prefix" "${configure_flags[@]}" CFLAGS='-O1 -g' >"$cache/configure.log" 2>&1 ||
+./configure --prefix="$prefix" "${configure_flags[@]}" CFLAGS="$cflags" >"$cache/configure.log" 2>&1 ||
 	{ tail -n 30 "$cache/configure.log" >&2; exit 1; }
 log "building (several minutes on 2 cores)"
 make -j"$(nproc)" -s world-bin >"$cache/build.log" 2>&1 || { tail -n 40 "$cache/build.log" >&2; exit 1; }

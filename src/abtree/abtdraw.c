@@ -281,14 +281,40 @@ typedef struct AbtDrawKey
 	int32		draw;			/* index into the caller's array */
 } AbtDrawKey;
 
-#define ST_SORT abt_sort_draw_keys
-#define ST_ELEMENT_TYPE AbtDrawKey
-#define ST_COMPARE(a, b) \
-	((a)->u < (b)->u ? -1 : (a)->u > (b)->u ? 1 : \
-	 (a)->draw < (b)->draw ? -1 : (a)->draw > (b)->draw ? 1 : 0)
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
+
+/*
+ * The draws by ascending u (equal u by index): a radix sort of u scaled to
+ * 63 bits, then one insertion pass that orders the rare draws whose u
+ * differ below that resolution, so that the order is exact.
+ */
+static void
+abt_sort_draws(AbtDrawKey *keys, AbtDraw *draws, int n)
+{
+	AbtKeyed   *k = palloc(sizeof(AbtKeyed) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		k[i].key = (uint64) (draws[i].u * 9223372036854775808.0);	/* u * 2^63 */
+		k[i].val = i;
+	}
+	abt_sort_keyed(k, n);
+	for (int i = 0; i < n; i++)
+	{
+		AbtDrawKey	x;
+		int			j = i;
+
+		x.draw = k[i].val;
+		x.u = draws[x.draw].u;
+		while (j > 0 && (keys[j - 1].u > x.u ||
+						 (keys[j - 1].u == x.u && keys[j - 1].draw > x.draw)))
+		{
+			keys[j] = keys[j - 1];
+			j--;
+		}
+		keys[j] = x;
+	}
+	pfree(k);
+}
 
 /* One batch on its way down. */
 typedef struct AbtDrawCtx
@@ -509,12 +535,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.keys = palloc(sizeof(AbtDrawKey) * n);
 	cx.r = palloc(sizeof(double) * n);
 	cx.accepted = 0;
-	for (int i = 0; i < n; i++)
-	{
-		cx.keys[i].u = draws[i].u;
-		cx.keys[i].draw = i;
-	}
-	abt_sort_draw_keys(cx.keys, n);
+	abt_sort_draws(cx.keys, draws, n);
 	abt_draw_page(&cx, buf, 0, n, -1, InvalidBlockNumber);
 	pfree(cx.keys);
 	pfree(cx.r);

@@ -336,6 +336,14 @@ typedef struct AbtSampleRange
 
 struct MvsReader;
 
+/* abtsort.c */
+typedef struct AbtKeyed
+{
+	uint64		key;
+	int32		val;
+} AbtKeyed;
+extern void abt_sort_keyed(AbtKeyed *a, int n);
+
 /* abtdraw.c: one attempt per variate u (uniform on [0, 1)), in batches */
 typedef struct AbtDraw
 {

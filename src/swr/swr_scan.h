@@ -93,4 +93,8 @@ typedef struct SwrScanState
 extern bool swr_weigh_tables(SwrScanState *st);
 extern TupleTableSlot *swr_next(ScanState *ss);
 
+/* swr_fetch.c */
+extern HeapTuple swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched);
+extern void swr_fetch_batch(SwrScanState *st);
+
 #endif							/* SWR_SCAN_H */

@@ -1,0 +1,285 @@
+/*-------------------------------------------------------------------------
+ *
+ * swr_fetch.c
+ *	  The fetches of a "Custom Scan (swr)" batch: its rows are read in heap
+ *	  block order, with the reads issued ahead (PrefetchBuffer, or a read
+ *	  stream from PostgreSQL 17 on), and each visible row is copied into its
+ *	  draw, so that the rows can go out in the order drawn (issue 21, item 4).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "swr_scan.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#endif
+#include "utils/rel.h"
+#include "utils/spccache.h"
+
+/*
+ * A copy of table t's fetched row as a row of the scanned table (a partition
+ * may order its columns differently), in the current memory context, with
+ * its TID and table.
+ */
+HeapTuple
+swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
+{
+	TupleDesc	desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	Datum	   *values;
+	bool	   *isnull;
+	HeapTuple	tuple;
+
+	if (t->map == NULL)
+		tuple = ExecCopySlotHeapTuple(fetched);
+	else
+	{
+		slot_getallattrs(fetched);
+		values = palloc(sizeof(Datum) * desc->natts);
+		isnull = palloc(sizeof(bool) * desc->natts);
+		for (int i = 0; i < desc->natts; i++)
+		{
+			AttrNumber	from = t->map->attnums[i];
+
+			isnull[i] = from == 0 || fetched->tts_isnull[from - 1];
+			values[i] = isnull[i] ? (Datum) 0 : fetched->tts_values[from - 1];
+		}
+		tuple = heap_form_tuple(desc, values, isnull);
+		pfree(values);
+		pfree(isnull);
+	}
+	tuple->t_self = fetched->tts_tid;
+	tuple->t_tableOid = RelationGetRelid(t->heap);
+	return tuple;
+}
+
+
+/*
+ * Reads issued ahead of a batch's fetches, in their block order.  From
+ * PostgreSQL 17 on, a read stream per table (and on 18 its asynchronous
+ * I/O, io_uring with io_method = io_uring); before, PrefetchBuffer up to
+ * the tablespace's effective_io_concurrency distinct blocks ahead, as a
+ * bitmap heap scan does.  With the blocks cached either costs about a
+ * buffer look-up per block; effective_io_concurrency = 0 turns prefetching
+ * off.  Only for heap tables, whose TIDs name blocks of the main fork.
+ */
+typedef struct SwrPrefetch
+{
+	SwrScanState *st;
+	const int  *order;
+	bool		on;
+	int			ahead;			/* the next draw (in order) to look at */
+	int32		last_table;		/* the block issued last */
+	BlockNumber last_block;
+#if PG_VERSION_NUM >= 170000
+	ReadStream *stream;			/* reading the blocks of stream_table */
+	int32		stream_table;
+	Buffer		held;			/* the stream's buffer of the fetches' block */
+#else
+	int			distance;		/* blocks ahead */
+	int64		issued;			/* distinct blocks prefetched */
+	int64		reached;		/* distinct blocks the fetches reached */
+#endif
+} SwrPrefetch;
+
+static void
+swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
+{
+	pf->st = st;
+	pf->order = order;
+	pf->on = get_tablespace_io_concurrency(st->tables[0].heap->rd_rel->reltablespace) > 0;
+	for (int i = 0; i < st->ntables; i++)
+		if (st->tables[i].heap->rd_rel->relam != HEAP_TABLE_AM_OID)
+			pf->on = false;
+	pf->ahead = 0;
+	pf->last_table = -1;
+	pf->last_block = InvalidBlockNumber;
+#if PG_VERSION_NUM >= 170000
+	pf->stream = NULL;
+	pf->stream_table = -1;
+	pf->held = InvalidBuffer;
+#else
+	pf->distance = get_tablespace_io_concurrency(st->tables[0].heap->rd_rel->reltablespace);
+	pf->issued = pf->reached = 0;
+#endif
+}
+
+/* Same heap block as the draw before it in fetch order? */
+static bool
+swr_same_block(SwrScanState *st, const int *order, int k)
+{
+	SwrDraw    *a = &st->batch[order[k - 1]];
+	SwrDraw    *b = &st->batch[order[k]];
+
+	return a->table == b->table &&
+		ItemPointerGetBlockNumber(&a->tid) == ItemPointerGetBlockNumber(&b->tid);
+}
+
+/*
+ * The next block ahead that no earlier draw (in fetch order) is in, or
+ * InvalidBlockNumber when there is none (of table, if table >= 0); its
+ * table in *blk_table.
+ */
+static BlockNumber
+swr_ahead_block(SwrPrefetch *pf, int32 table, int32 *blk_table)
+{
+	while (pf->ahead < pf->st->nbatch)
+	{
+		SwrDraw    *d = &pf->st->batch[pf->order[pf->ahead]];
+		BlockNumber blk = ItemPointerGetBlockNumber(&d->tid);
+
+		if (table >= 0 && d->table != table)
+			break;
+		pf->ahead++;
+		if (d->table == pf->last_table && blk == pf->last_block)
+			continue;
+		pf->last_table = d->table;
+		pf->last_block = blk;
+		*blk_table = d->table;
+		return blk;
+	}
+	return InvalidBlockNumber;
+}
+
+#if PG_VERSION_NUM >= 170000
+
+static BlockNumber
+swr_stream_next(ReadStream *stream, void *private, void *per_buffer_data)
+{
+	SwrPrefetch *pf = (SwrPrefetch *) private;
+	int32		table;
+
+	return swr_ahead_block(pf, pf->stream_table, &table);
+}
+
+/*
+ * The fetches are at draw k (in order): at a new block, hold the stream's
+ * buffer of it (the table AM's fetch then finds it in shared buffers),
+ * starting a stream when the table changes.
+ */
+static void
+swr_prefetch_advance(SwrPrefetch *pf, int k)
+{
+	SwrScanState *st = pf->st;
+	SwrDraw    *d = &st->batch[pf->order[k]];
+
+	if (!pf->on || (k > 0 && swr_same_block(st, pf->order, k)))
+		return;
+	if (BufferIsValid(pf->held))
+		ReleaseBuffer(pf->held);
+	if (pf->stream == NULL || d->table != pf->stream_table)
+	{
+		if (pf->stream)
+			read_stream_end(pf->stream);
+		pf->stream_table = d->table;
+		pf->ahead = k;
+		pf->last_table = -1;
+		pf->stream = read_stream_begin_relation(READ_STREAM_DEFAULT, NULL,
+												st->tables[d->table].heap, MAIN_FORKNUM,
+												swr_stream_next, pf, 0);
+	}
+	pf->held = read_stream_next_buffer(pf->stream, NULL);
+	Assert(BufferGetBlockNumber(pf->held) == ItemPointerGetBlockNumber(&d->tid));
+}
+
+static void
+swr_prefetch_end(SwrPrefetch *pf)
+{
+	if (BufferIsValid(pf->held))
+		ReleaseBuffer(pf->held);
+	if (pf->stream)
+		read_stream_end(pf->stream);
+}
+
+#else
+
+/* The fetches are at draw k (in order): keep distance blocks issued ahead. */
+static void
+swr_prefetch_advance(SwrPrefetch *pf, int k)
+{
+	SwrScanState *st = pf->st;
+
+	if (!pf->on)
+		return;
+	if (k == 0 || !swr_same_block(st, pf->order, k))
+		pf->reached++;
+	while (pf->issued < pf->reached + pf->distance)
+	{
+		int32		table;
+		BlockNumber blk = swr_ahead_block(pf, -1, &table);
+
+		if (!BlockNumberIsValid(blk))
+			break;
+		PrefetchBuffer(st->tables[table].heap, MAIN_FORKNUM, blk);
+		pf->issued++;
+	}
+}
+
+static void
+swr_prefetch_end(SwrPrefetch *pf)
+{
+}
+
+#endif
+
+/*
+ * Fetch the rows of batch[0..nbatch) in heap block order, each as the
+ * snapshot sees it (following HOT chains), and keep a copy of each in its
+ * draw: the rows go out in the order drawn (swr_next), not in this one.  A
+ * draw whose row the snapshot cannot see keeps no row.  Called in drawcxt.
+ */
+void
+swr_fetch_batch(SwrScanState *st)
+{
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	int		   *order = palloc(sizeof(int) * Max(st->nbatch, 1));
+	AbtKeyed   *keys = palloc(sizeof(AbtKeyed) * Max(st->nbatch, 1));
+	SwrPrefetch pf;
+
+	/*
+	 * The fetch order: by table, then TID, so that draws of one block share
+	 * one buffer look-up and the reads can be issued ahead.  Radix sorts
+	 * are stable: by TID, then by table.
+	 */
+	for (int i = 0; i < st->nbatch; i++)
+	{
+		keys[i].key = ((uint64) ItemPointerGetBlockNumber(&st->batch[i].tid) << 16) |
+			ItemPointerGetOffsetNumber(&st->batch[i].tid);
+		keys[i].val = i;
+	}
+	abt_sort_keyed(keys, st->nbatch);
+	if (st->ntables > 1)
+	{
+		for (int i = 0; i < st->nbatch; i++)
+			keys[i].key = st->batch[keys[i].val].table;
+		abt_sort_keyed(keys, st->nbatch);
+	}
+	for (int i = 0; i < st->nbatch; i++)
+		order[i] = keys[i].val;
+	pfree(keys);
+	swr_prefetch_begin(&pf, st, order);
+	for (int k = 0; k < st->nbatch; k++)
+	{
+		SwrDraw    *d = &st->batch[order[k]];
+		SwrTable   *t = &st->tables[d->table];
+		ItemPointerData tid = d->tid;
+		bool		call_again = false;
+		bool		all_dead = false;
+
+		CHECK_FOR_INTERRUPTS();
+		swr_prefetch_advance(&pf, k);
+		d->row = NULL;
+		if (table_index_fetch_tuple(t->fetch, &tid, snapshot, t->slot,
+									&call_again, &all_dead))
+			d->row = swr_copy_row(st, t, t->slot);
+	}
+	swr_prefetch_end(&pf);
+	pfree(order);
+}
+
