@@ -75,6 +75,7 @@ SET abtree.pbtree_filter_bits = 0;
 -- the per-session choices of a query stay the user's
 SET abtree.swr_index = '';
 SET abtree.swr_where = 'standard';
+SET abtree.swr_batch_size = 1;
 SET abtree.range_selectivity = off;
 SET abtree.sketch_ndistinct = off;
 RESET ROLE;

@@ -264,6 +264,28 @@ INSERT INTO swr_p SELECT i, i % 10 FROM generate_series(0, 199) i;
 SELECT count(*) FROM swr_p TABLESAMPLE swr(10);
 CREATE INDEX swr_p_k ON swr_p USING abtree (k);
 SELECT count(*), count(DISTINCT tableoid) AS partitions FROM swr_p TABLESAMPLE swr(100) REPEATABLE (1);
+-- batches (src/swr/README "How a scan draws"): one descent for a batch's
+-- draws and fetches in heap block order change neither which rows a seed
+-- draws nor their order, at rest; abtree.swr_batch_size = 1 is one draw,
+-- one descent and one fetch at a time.  Over partitions (a table chosen
+-- per draw) and a plain table, with a batch larger than the leaves.
+CREATE TABLE swr_bt (id int, k int);
+INSERT INTO swr_bt SELECT i, (i * 7919) % 20000 FROM generate_series(1, 20000) i;
+CREATE INDEX swr_bt_k ON swr_bt USING abtree (k);
+CREATE TEMP TABLE swr_batches AS
+  SELECT (SELECT array_agg(id) FROM swr_p TABLESAMPLE swr(3000) REPEATABLE (5)) AS p,
+         (SELECT array_agg(id) FROM swr_bt TABLESAMPLE swr(3000) REPEATABLE (5)) AS t;
+SET abtree.swr_batch_size = 1;
+SELECT (SELECT array_agg(id) FROM swr_p TABLESAMPLE swr(3000) REPEATABLE (5)) = p AS partitions_same,
+       (SELECT array_agg(id) FROM swr_bt TABLESAMPLE swr(3000) REPEATABLE (5)) = t AS table_same,
+       cardinality(p) AS n
+  FROM swr_batches;
+SET abtree.swr_batch_size = 7;
+SELECT (SELECT array_agg(id) FROM swr_p TABLESAMPLE swr(3000) REPEATABLE (5)) = p AS partitions_same_7,
+       (SELECT array_agg(id) FROM swr_bt TABLESAMPLE swr(3000) REPEATABLE (5)) = t AS table_same_7
+  FROM swr_batches;
+RESET abtree.swr_batch_size;
+DROP TABLE swr_batches, swr_bt;
 EXPLAIN (COSTS OFF) SELECT * FROM swr_p TABLESAMPLE swr(10);
 -- naming the partitioned index picks its partition on each partition
 CREATE INDEX swr_p_id ON swr_p USING abtree (id) INCLUDE (k) WITH (weight_column = 'k');

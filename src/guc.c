@@ -32,6 +32,7 @@ const char *const abt_guc_names[] = {
 	"abtree.pbtree_merge_threshold",
 	"abtree.range_selectivity",
 	"abtree.sketch_ndistinct",
+	"abtree.swr_batch_size",
 	"abtree.swr_index",
 	"abtree.swr_where",
 	"abtree.weight_protocol",
@@ -46,6 +47,7 @@ char	   *abt_swr_index = NULL;
 
 /* How TABLESAMPLE swr treats the WHERE clause (src/swr/README). */
 int			abt_swr_where = SWR_WHERE_REDRAW;
+int			abt_swr_batch_size = 65536;
 
 static const struct config_enum_entry abt_swr_where_options[] = {
 	{"redraw", SWR_WHERE_REDRAW, false},
@@ -128,6 +130,20 @@ abt_define_gucs(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * USERSET, like work_mem: it trades only the session's own query's
+	 * memory and speed (1 is the one-draw-at-a-time baseline of the
+	 * benchmarks); what a sample is does not depend on it.
+	 */
+	DefineCustomIntVariable("abtree.swr_batch_size",
+							"Most draws TABLESAMPLE swr makes in one batch.",
+							"A batch descends the index once for all its draws and fetches their rows in heap block order; it keeps a copy of each row, so it is also limited to what fits work_mem. 1: one draw, one descent and one fetch at a time.",
+							&abt_swr_batch_size,
+							65536, 1, 65536,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	/*
 	 * The three protocols take their locks in the same order (bottom-up,

@@ -35,6 +35,7 @@ typedef enum SwrWhere
 } SwrWhere;
 
 extern int	abt_swr_where;
+extern int	abt_swr_batch_size;
 
 /* Positions in the custom_private list of a "Custom Scan (swr)" plan. */
 #define SWR_PRIV_WHERE			0	/* Integer: SwrWhere */

@@ -206,17 +206,20 @@ swr_heap_scan_slot(SwrScanState *st, EState *estate)
 /*
  * A batch keeps a copy of each row it draws until the rows have gone out:
  * as many draws as fit work_mem at the tables' estimated row width (and
- * SWR_DRAW_OVERHEAD bytes of bookkeeping each), but at least SWR_BATCH_MIN.
+ * SWR_DRAW_OVERHEAD bytes of bookkeeping each), but at least SWR_BATCH_MIN,
+ * and no more than abtree.swr_batch_size.
  */
 static int
 swr_batch_max(SwrScanState *st)
 {
 	int32		width = 0;
+	int64		fit;
 
 	for (int i = 0; i < st->ntables; i++)
 		width = Max(width, get_relation_data_width(RelationGetRelid(st->tables[i].heap), NULL));
-	return (int) Max(SWR_BATCH_MIN,
-					 Min(SWR_BATCH_MAX, (int64) work_mem * 1024 / (width + SWR_DRAW_OVERHEAD)));
+	fit = Max(SWR_BATCH_MIN, (int64) work_mem * 1024 / (width + SWR_DRAW_OVERHEAD));
+
+	return (int) Min(Min(fit, SWR_BATCH_MAX), abt_swr_batch_size);
 }
 
 static void
