@@ -336,6 +336,7 @@ typedef struct AbtDrawCtx
 /* The draws keys[start..end) bound for one child, all within its downlink. */
 typedef struct AbtDrawGroup
 {
+	BlockNumber parent;			/* the page of the downlink */
 	OffsetNumber off;			/* the downlink */
 	BlockNumber child;
 	double		dw;				/* its weight as read */
@@ -364,7 +365,7 @@ abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber off)
  * per child reached, in key order) and their number.
  */
 static int
-abt_draw_route(AbtDrawCtx *cx, Page page, const uint64 *ws, int m,
+abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, int m,
 			   int start, int end, AbtDrawGroup *groups)
 {
 	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(page));
@@ -391,6 +392,7 @@ abt_draw_route(AbtDrawCtx *cx, Page page, const uint64 *ws, int m,
 			groups[ngroups - 1].end++;
 			continue;
 		}
+		groups[ngroups].parent = parent;
 		groups[ngroups].off = first + j;
 		groups[ngroups].child =
 			AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, first + j)));
@@ -403,9 +405,10 @@ abt_draw_route(AbtDrawCtx *cx, Page page, const uint64 *ws, int m,
 	return ngroups;
 }
 
+
 /*
- * The reads of a page's children that draws go on to, in key order, issued
- * ahead of the draws (issue 21, item 4): from PostgreSQL 17 on through a
+ * The reads of the pages of one level that groups of draws go on to, in key
+ * order, issued ahead of the draws (issue 21, item 4): from PostgreSQL 17 on through a
  * read stream (on 18 asynchronous I/O, io_uring with io_method = io_uring);
  * before, PrefetchBuffer up to the tablespace's effective_io_concurrency
  * children ahead.  Only pins: each child is locked and checked when its
@@ -476,41 +479,6 @@ abt_child_reads_end(AbtChildReads *reads)
 #endif
 }
 
-static void abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end,
-						  double limit, BlockNumber parent);
-
-/*
- * Take the draws of each group on to its child.  r is uniform on [0, dw)
- * for each of them.  If the child split since we read its parent (its key
- * range now spans pages), every draw of the group is rejected: that does
- * not depend on r, so the accepted draws keep their probabilities (README,
- * "Sampling").  The child's weight is checked in abt_draw_page.
- */
-static void
-abt_draw_children(AbtDrawCtx *cx, BlockNumber parent, AbtDrawGroup *groups, int ngroups)
-{
-	AbtChildReads reads;
-
-	abt_child_reads_begin(&reads, cx->rel, groups, ngroups);
-	for (int g = 0; g < ngroups; g++)
-	{
-		Buffer		buf;
-
-		CHECK_FOR_INTERRUPTS();
-		abt_debug_wait(abt_debug_sample_pause);
-		buf = abt_child_reads_next(&reads, g);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(cx->rel, buf);
-		if (abt_page_ends_at(BufferGetPage(buf), groups[g].hikey))
-			abt_draw_page(cx, buf, groups[g].start, groups[g].end, groups[g].dw, parent);
-		else
-			UnlockReleaseBuffer(buf);
-		if (groups[g].hikey)
-			pfree(groups[g].hikey);
-	}
-	abt_child_reads_end(&reads);
-}
-
 /*
  * The draws keys[start..end) at the locked page buf, which it releases.  At
  * the page a batch starts from (limit < 0) r is still u, and is spread over
@@ -520,17 +488,18 @@ abt_draw_children(AbtDrawCtx *cx, BlockNumber parent, AbtDrawGroup *groups, int 
  * units past limit could not be reached, so the page's last entries would
  * be drawn too rarely: the group is rejected instead, unless the weights
  * stay inconsistent after a second look (abt_downlink_caught_up), and then
- * the draws go on within limit.
+ * the draws go on within limit.  A leaf accepts its draws; an internal
+ * page appends groups for the next level to next (returns how many).
  */
-static void
-abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit, BlockNumber parent)
+static int
+abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
+			  BlockNumber parent, AbtDrawGroup *next)
 {
 	Page		page = BufferGetPage(buf);
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	uint64		ws[MaxIndexTuplesPerPage];
-	AbtDrawGroup *groups;
-	int			ngroups;
+	int			ngroups = 0;
 	int			m;
 	double		total = 0;
 	bool		counts = abt_leaf_counts_entries(cx->info, cx->range, cx->rd, page);
@@ -556,24 +525,54 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit, Bloc
 			 abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total))
 	{
 		UnlockReleaseBuffer(buf);
-		return;
+		return 0;
 	}
 
 	if (counts)
 	{
 		for (int k = start; k < end && cx->r[k] < m; k++)
 			abt_draw_accept(cx, k, page, AbtFirstDataOffset(opaque) + (OffsetNumber) cx->r[k]);
-		UnlockReleaseBuffer(buf);
-		return;
 	}
-	groups = AbtPageIsLeaf(opaque) ? NULL : palloc(sizeof(AbtDrawGroup) * Min(m, end - start));
-	ngroups = abt_draw_route(cx, page, ws, m, start, end, groups);
+	else
+		ngroups = abt_draw_route(cx, page, blkno, ws, m, start, end, next);
 	UnlockReleaseBuffer(buf);
-	if (groups)
+	return ngroups;
+}
+
+/*
+ * Take the groups of one level on to their pages, in key order, and return
+ * the groups of the level below in next (how many).  For each group, r is
+ * uniform on [0, dw).  If its page split since we read its parent (its key
+ * range now spans pages), every draw of the group is rejected: that does
+ * not depend on r, so the accepted draws keep their probabilities (README,
+ * "Sampling").  The page's weight is checked in abt_draw_page.
+ */
+static int
+abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *next)
+{
+	AbtChildReads reads;
+	int			nnext = 0;
+
+	abt_child_reads_begin(&reads, cx->rel, groups, ngroups);
+	for (int g = 0; g < ngroups; g++)
 	{
-		abt_draw_children(cx, blkno, groups, ngroups);
-		pfree(groups);
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		abt_debug_wait(abt_debug_sample_pause);
+		buf = abt_child_reads_next(&reads, g);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(cx->rel, buf);
+		if (abt_page_ends_at(BufferGetPage(buf), groups[g].hikey))
+			nnext += abt_draw_page(cx, buf, groups[g].start, groups[g].end, groups[g].dw,
+								   groups[g].parent, next + nnext);
+		else
+			UnlockReleaseBuffer(buf);
+		if (groups[g].hikey)
+			pfree(groups[g].hikey);
 	}
+	abt_child_reads_end(&reads);
+	return nnext;
 }
 
 /*
@@ -586,6 +585,9 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 {
 	AbtDrawCtx	cx;
 	Buffer		buf;
+	AbtDrawGroup *groups;
+	AbtDrawGroup *next;
+	int			ngroups;
 
 	for (int i = 0; i < n; i++)
 		draws[i].accepted = false;
@@ -617,7 +619,24 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.r = palloc(sizeof(double) * n);
 	cx.accepted = 0;
 	abt_sort_draws(cx.keys, draws, n);
-	abt_draw_page(&cx, buf, 0, n, -1, InvalidBlockNumber);
+
+	/*
+	 * Level by level: a group per downlink that draws follow (at most one
+	 * per draw), so that each level's pages are read ahead together.
+	 */
+	groups = palloc(sizeof(AbtDrawGroup) * n);
+	next = palloc(sizeof(AbtDrawGroup) * n);
+	ngroups = abt_draw_page(&cx, buf, 0, n, -1, InvalidBlockNumber, groups);
+	while (ngroups > 0)
+	{
+		AbtDrawGroup *swap = groups;
+
+		ngroups = abt_draw_level(&cx, groups, ngroups, next);
+		groups = next;
+		next = swap;
+	}
+	pfree(groups);
+	pfree(next);
 	pfree(cx.keys);
 	pfree(cx.r);
 	return cx.accepted;

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""swr under an old snapshot while others insert (issue 21): bench/old_snapshot_sampling.py [--reps N]
+
+A throwaway cluster (PG_CONFIG, default PostgreSQL 15; release build of abtree installed), table
+a(x int4, y int4) of 1M rows with an abtree index on y, prewarmed in 1GB of shared buffers.  One
+sampling session opens a REPEATABLE READ transaction (its snapshot is then fixed: the old
+snapshot) and, inside it, times `SELECT count(*) FROM a TABLESAMPLE swr(10000)` in phases:
+
+  idle   nobody else writes
+  busy   two other sessions insert 100-row statements into a as fast as they can (autocommit),
+         so that the index fills with entries the old snapshot must not count: the weight
+         store records their weights, and the draws take them off page by page
+
+alternating idle, busy, idle, busy (--reps queries per phase, after two warmup queries), and
+writes bench/results/old_snapshot_sampling.md and .png: the medians per phase, the rows the
+inserters added, the weight store's counters, and busy / idle (target: the busy latency at
+most 2x the idle one, i.e. throughput >= 0.5x).  The machine has 2 cores: the two inserters and
+the sampler share them, which is part of what the ratio measures.  Run as root or postgres.
+"""
+
+import argparse
+import datetime
+import os
+import statistics
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+BENCH = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, BENCH)
+
+from harness.cluster import Cluster  # noqa: E402
+from harness.stats import fmt  # noqa: E402
+
+ROWS = 1_000_000
+QUERY = "SELECT count(*) FROM a TABLESAMPLE swr(10000)"
+INSERT = ("INSERT INTO a SELECT g, ((g::int8 * 2246822519 + {salt}) % 2147483647 "
+          "- 1073741823)::int4 FROM generate_series(1, 100) g")
+SETTINGS = {"shared_buffers": "1GB", "autovacuum": "off", "max_wal_size": "20GB",
+            "checkpoint_timeout": "1h", "fsync": "off", "synchronous_commit": "off",
+            "full_page_writes": "off", "jit": "off"}
+
+
+def run(conn, sql):
+    cur = conn.cursor()
+    cur.execute(sql)
+    return cur.fetchall() if cur.description else None
+
+
+class Inserters:
+    """Two sessions inserting until stopped; counts the rows they added."""
+
+    def __init__(self, cl):
+        self.cl = cl
+        self.stop = threading.Event()
+        self.rows = 0
+        self.lock = threading.Lock()
+        self.threads = []
+
+    def _loop(self, k):
+        conn = self.cl.connect()
+        salt = k * 1_000_003
+        while not self.stop.is_set():
+            salt += 7919
+            run(conn, INSERT.format(salt=salt))
+            with self.lock:
+                self.rows += 100
+        conn.close()
+
+    def __enter__(self):
+        self.threads = [threading.Thread(target=self._loop, args=(k,)) for k in (1, 2)]
+        for t in self.threads:
+            t.start()
+        time.sleep(2)            # let versions pile up before the first measurement
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+        return False
+
+
+def timed_queries(conn, reps):
+    out = []
+    for i in range(reps + 2):
+        t = time.perf_counter()
+        run(conn, QUERY)
+        if i >= 2:
+            out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=15)
+    args = ap.parse_args()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    t0 = time.monotonic()
+    res = {"idle": [], "busy": []}
+    inserted = 0
+    with Cluster(SETTINGS) as cl:
+        if cl.preload != "abtree":
+            sys.exit("abtree did not load: " + " ".join(cl.notes))
+        c = cl.connect()
+        for sql in ("CREATE EXTENSION abtree", "CREATE EXTENSION pg_prewarm",
+                    "CREATE TABLE a (x int4, y int4)",
+                    f"INSERT INTO a SELECT g, ((g::int8 * 2654435761) % 2147483647 "
+                    f"- 1073741823)::int4 FROM generate_series(1, {ROWS}) g",
+                    "CREATE INDEX a_y ON a USING abtree (y)", "VACUUM (FREEZE, ANALYZE) a",
+                    "SELECT pg_prewarm('a'), pg_prewarm('a_y')"):
+            run(c, sql)
+        sampler = cl.connect()
+        sampler.autocommit = False
+        run(sampler, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+        run(sampler, "SELECT count(*) FROM a WHERE x = 1")    # the snapshot is taken here
+        for phase in ("idle", "busy", "idle", "busy"):
+            if phase == "busy":
+                with Inserters(cl) as ins:
+                    res[phase] += timed_queries(sampler, args.reps)
+                inserted += ins.rows
+            else:
+                res[phase] += timed_queries(sampler, args.reps)
+            print(f"[{time.monotonic() - t0:5.0f} s] {phase}: median "
+                  f"{statistics.median(res[phase]):.2f} ms", flush=True)
+        cur = c.cursor()
+        cur.execute("SELECT * FROM abtree_mvstore()")
+        store_cols = [d[0] for d in cur.description]
+        store = cur.fetchone()
+        run(sampler, "COMMIT")
+        sampler.close()
+        c.close()
+    report(args, res, inserted, dict(zip(store_cols, store)), started,
+           (time.monotonic() - t0) / 60)
+
+
+def report(args, res, inserted, store, started, minutes):
+    med = {p: statistics.median(v) for p, v in res.items()}
+    q = {p: statistics.quantiles(v, n=4) for p, v in res.items()}
+    ratio = med["idle"] / med["busy"]
+    lines = ["# swr(10000) under an old snapshot while two sessions insert", "",
+             f"Command: `{' '.join(['bench/old_snapshot_sampling.py'] + sys.argv[1:])}` "
+             f"(started {started}, {minutes:.0f} min), PostgreSQL from "
+             f"`{os.environ.get('PG_CONFIG', '/usr/lib/postgresql/15/bin/pg_config')}`, release "
+             f"build, 1GB shared_buffers, {ROWS:,} rows prewarmed, 2 cores shared by the sampler "
+             "and the inserters. The sampler's REPEATABLE READ snapshot is taken before any "
+             f"phase; {args.reps} queries per phase after two warmup queries, phases idle, busy, "
+             "idle, busy. Latency measured in the client.", "",
+             "| phase | median ms | q1 | q3 | queries |", "|---|---|---|---|---|"]
+    for p in ("idle", "busy"):
+        lines.append(f"| {p} | {fmt(med[p])} | {fmt(q[p][0])} | {fmt(q[p][2])} | "
+                     f"{len(res[p])} |")
+    lines += ["", f"Rows inserted during the busy phases (invisible to the sampler's snapshot): "
+              f"{inserted:,}. Weight store afterwards: "
+              + ", ".join(f"{k} {v}" for k, v in store.items()) + ".", "",
+              f"Target (issue 21): swr(10000) under the old snapshot with two inserting clients at "
+              f"least 0.5x as fast as idle: idle / busy = x{ratio:.2f}, "
+              f"**{'met' if ratio >= 0.5 else 'not met'}**."]
+    path = os.path.join(BENCH, "results", "old_snapshot_sampling")
+    with open(path + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.boxplot([res["idle"], res["busy"]], labels=["idle", "2 inserting clients"])
+    ax.set_ylabel("swr(10000) latency, ms")
+    ax.set_title("swr under an old snapshot")
+    fig.tight_layout()
+    fig.savefig(path + ".png", dpi=110)
+    print(f"wrote {path}.md")
+
+
+if __name__ == "__main__":
+    main()
