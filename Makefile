@@ -75,7 +75,7 @@ REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_rep
 REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot
+ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot swr_old_snapshot
 ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster

@@ -12,10 +12,10 @@
  * rejects entries outside the range).  Callers make rejected attempts again
  * with new variates.
  *
- * The variates are sorted and one depth-first descent routes all of them:
- * each page on the way is read once for the batch, its weights are taken
- * once, and one merge over its items sends every variate that falls into it
- * on to the child it falls in.  Each attempt still follows its own variate
+ * The variates are sorted and one descent, level by level, routes all of
+ * them: each page on the way is read once for the batch (a level's pages
+ * read ahead together), its weights are taken once, and one merge over its
+ * items sends every variate that falls into it on to the child it falls in.  Each attempt still follows its own variate
  * through exactly the steps a descent of its own would take (the same
  * positions, the same checks against the same page states), so attempts
  * stay independent and keep their probabilities: src/abtree/README,
@@ -137,22 +137,55 @@ abt_page_raw_weights(AbtIndexInfo *info, MvsReader *rd, Page page, uint64 *ws)
 /*
  * The weights of a page's items as a draw counts them (as the reader's
  * snapshot sees them, restricted to the range), into ws; returns how many.
- * One tight loop when the weight store has nothing to take off the page,
- * else one call per item.
+ * One tight loop when the weight store has nothing to take off the page;
+ * else, without a range, one call into the store per leaf, or one per
+ * downlink, and with a range one per item (abt_item_weight).
  */
 static int
 abt_page_weights(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 				 MvsReader *rd, Page page, uint64 *ws)
 {
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber off;
 	int			n = range == NULL ? abt_page_raw_weights(info, rd, page, ws) : -1;
 
 	if (n >= 0)
 		return n;
 	n = 0;
-	for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
-		 off <= PageGetMaxOffsetNumber(page); off++)
-		ws[n++] = abt_item_weight(rel, info, range, rd, page, off);
+	if (range != NULL)
+	{
+		for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+			ws[n++] = abt_item_weight(rel, info, range, rd, page, off);
+		return n;
+	}
+	if (AbtPageIsLeaf(opaque))
+	{
+		/* entries the snapshot cannot see weigh nothing: one call per leaf */
+		TransactionId xids[MaxIndexTuplesPerPage];
+		bool		invisible[MaxIndexTuplesPerPage];
+
+		for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++, n++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+			xids[n] = abt_leaf_xmin(itup);
+			ws[n] = abt_leaf_effective_weight(itup, info->weighted);
+		}
+		mvs_xids_invisible(rd, xids, n, invisible);
+		for (int i = 0; i < n; i++)
+			if (invisible[i])
+				ws[i] = 0;
+		return n;
+	}
+	/* downlinks, less the deltas the snapshot cannot see */
+	for (off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		AbtPivotAux *aux = AbtPivotGetAux(itup);
+
+		ws[n++] = mvs_weight(rd, AbtDownlinkGetChild(itup), &aux->weight, aux->rid);
+	}
 	return n;
 }
 
@@ -326,7 +359,8 @@ typedef struct AbtDrawCtx
 	Relation	rel;
 	AbtIndexInfo *info;
 	AbtSampleRange *range;
-	MvsReader  *rd;
+	MvsReader  *rd;				/* weighs the pages (NULL: stored weights) */
+	MvsReader  *check;			/* rejects the entries it cannot see, or NULL */
 	AbtDraw    *draws;
 	AbtDrawKey *keys;			/* the draws by ascending u */
 	double	   *r;				/* r[k]: key k's position in the page it is at */
@@ -351,6 +385,8 @@ abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber off)
 	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	AbtDraw    *d = &cx->draws[cx->keys[k].draw];
 
+	if (cx->check && mvs_xid_invisible(cx->check, abt_leaf_xmin(itup)))
+		return;
 	d->tid = itup->t_tid;
 	d->accepted = true;
 	cx->accepted++;
@@ -576,6 +612,41 @@ abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *
 }
 
 /*
+ * Two exact ways to draw as rd's snapshot sees the index.  Weighing every
+ * page as the snapshot sees it (the weight store takes off what it cannot
+ * see) never rejects for that, but a leaf holding entries the snapshot
+ * cannot see must then be read entry by entry.  Drawing by the stored
+ * weights and rejecting an entry the snapshot cannot see gives every
+ * entry it sees the same probability too (w / stored total, then
+ * conditioned on acceptance: rejection sampling), indexes unweighted leaves
+ * directly, and accepts the share of the stored weight that the snapshot
+ * sees.  While that share, at the page a batch starts from, is at least
+ * ABT_DRAW_STORED_MIN, a draw by the stored weights costs less; below it the
+ * rejections would (the weight store exists for that case, paper 000
+ * section 4.4).  The choice depends on the start page only, not on any
+ * draw's u.  Returns the reader to weigh pages with (NULL: stored weights)
+ * and sets *check to the reader that rejects entries (or NULL).
+ */
+#define ABT_DRAW_STORED_MIN		0.5
+
+static MvsReader *
+abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
+{
+	double		seen;
+	double		stored;
+
+	*check = NULL;
+	if (rd == NULL || !rd->active)
+		return rd;
+	seen = abt_range_page_weight(cx->rel, cx->info, cx->range, rd, start);
+	stored = abt_range_page_weight(cx->rel, cx->info, cx->range, NULL, start);
+	if (stored <= 0 || seen < ABT_DRAW_STORED_MIN * stored)
+		return rd;
+	*check = rd;
+	return NULL;
+}
+
+/*
  * Make one attempt for each of the n draws: on return, draws[i].accepted
  * says whether draws[i].u found an entry, and draws[i].tid holds its heap
  * TID.  Returns the number accepted.
@@ -613,7 +684,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.rel = rel;
 	cx.info = abt_index_info(rel);
 	cx.range = range;
-	cx.rd = rd;
+	cx.rd = abt_draw_weigh_by(&cx, BufferGetPage(buf), rd, &cx.check);
 	cx.draws = draws;
 	cx.keys = palloc(sizeof(AbtDrawKey) * n);
 	cx.r = palloc(sizeof(double) * n);

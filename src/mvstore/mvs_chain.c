@@ -568,6 +568,42 @@ mvs_xid_invisible(MvsReader *rd, TransactionId xid)
 }
 
 /*
+ * mvs_xid_invisible for n xids at once, the entries of a leaf: the
+ * snapshot's bounds and our own xid are read once and the common cases
+ * compare inline, so that a draw under an old snapshot makes one call per
+ * leaf instead of one per entry (issue 21).
+ */
+void
+mvs_xids_invisible(MvsReader *rd, const TransactionId *xids, int n, bool *out)
+{
+	Snapshot	s = rd->snap;
+	TransactionId xmin;
+	TransactionId xmax;
+	TransactionId mine;
+
+	if (!rd->active)
+	{
+		memset(out, 0, sizeof(bool) * n);
+		return;
+	}
+	xmin = s->xmin;
+	xmax = s->xmax;
+	mine = GetTopTransactionIdIfAny();
+	for (int i = 0; i < n; i++)
+	{
+		TransactionId xid = xids[i];
+
+		/* normal xids compare modulo 2^32, as TransactionIdPrecedes does */
+		if (!TransactionIdIsNormal(xid) || (int32) (xid - xmin) < 0 || xid == mine)
+			out[i] = false;
+		else if ((int32) (xid - xmax) >= 0)
+			out[i] = true;
+		else
+			out[i] = mvs_xid_listed(s, xid);
+	}
+}
+
+/*
  * The sum of e's invisible deltas.  Two walks in step, and the first to
  * finish answers: from the newest end down to the snapshot's xmin, or from
  * the oldest end up to its xmax (everything after that is invisible).  A

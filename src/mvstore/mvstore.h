@@ -108,6 +108,7 @@ extern int	mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weigh
 extern void mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap);
 extern uint64 mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid);
 extern bool mvs_xid_invisible(MvsReader *rd, TransactionId xid);
+extern void mvs_xids_invisible(MvsReader *rd, const TransactionId *xids, int n, bool *out);
 extern bool mvs_leaf_all_visible(MvsReader *rd, Page leaf);
 extern bool mvs_reader_versioned(MvsReader *rd);
 extern uint64 mvs_item_weight(MvsReader *rd, IndexTuple itup, bool leaf, bool weighted);
