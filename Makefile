@@ -37,6 +37,7 @@ OBJS = \
 	src/abtree/abtsort.o \
 	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \
+	src/abtree/abtversions.o \
 	src/abtree/abtverify.o \
 	src/abtree/abtxlog.o \
 	src/mvstore/mvs_chain.o \

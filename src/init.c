@@ -37,6 +37,12 @@ PG_MODULE_MAGIC_EXT(.name = "abtree",.version = ABTREE_VERSION_STRING);
 PG_MODULE_MAGIC;
 #endif
 
+/* pbtree allocates its own pages: the abtree engine calls it through this. */
+static const AbtPageAllocator pbt_page_allocator = {
+	.owns = pbt_is_pbtree,
+	.new_buffer = pbt_new_buffer,
+};
+
 /* True once _PG_init() ran from shared_preload_libraries. */
 bool		abt_preloaded = false;
 
@@ -48,6 +54,8 @@ _PG_init(void)
 	/* reloptions must parse wherever an abtree index is opened */
 	abt_init_reloptions();
 	pbt_init_reloptions();
+	/* and pages must be allocated wherever one is written */
+	abt_register_page_allocator(&pbt_page_allocator);
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;

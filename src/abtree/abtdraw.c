@@ -75,11 +75,11 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
 			return 0;
 		if (range && range->has_hi && abt_compare(rel, &range->hi, page, off) <= 0)
 			return 0;
-		return mvs_item_weight(rd, itup, true, info->weighted);
+		return abt_item_seen_weight(rd, itup, true, info->weighted);
 	}
 	if (range && !abt_item_in_range(rel, range, page, off))
 		return 0;
-	return mvs_item_weight(rd, itup, false, info->weighted);
+	return abt_item_seen_weight(rd, itup, false, info->weighted);
 }
 
 /*

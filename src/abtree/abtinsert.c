@@ -301,8 +301,8 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	/* both downlinks were recomputed: so are their versions (parent held) */
 	if (!ist->info->partitioned)
 	{
-		mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
-		mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+		abt_versions_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+		abt_versions_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
 	}
 
 	if (BufferIsValid(sbuf))
@@ -386,8 +386,8 @@ abt_split_root(AbtInsertState *ist, AbtSplitPlan *plan)
 
 	if (!ist->info->partitioned)
 	{
-		mvs_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
-		mvs_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
+		abt_versions_rebuild(rel, BufferGetBlockNumber(buf), page, ist->info->weighted);
+		abt_versions_rebuild(rel, BufferGetBlockNumber(rbuf), BufferGetPage(rbuf), ist->info->weighted);
 	}
 
 	UnlockReleaseBuffer(metabuf);

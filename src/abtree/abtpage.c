@@ -105,16 +105,25 @@ abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta)
 				 errhint("REINDEX the index.")));
 }
 
+/* The allocator of the method built on abtree that has one (pbtree). */
+static const AbtPageAllocator *abt_page_allocator = NULL;
+
+void
+abt_register_page_allocator(const AbtPageAllocator *allocator)
+{
+	abt_page_allocator = allocator;
+}
+
 /*
  * A new page at the end of the index, returned exclusively locked.  abtree
  * never deletes pages, so there is no free space map to consult; pbtree
- * frees whole partitions and reuses their pages (pbt_new_buffer).
+ * frees whole partitions and reuses their pages (its allocator).
  */
 Buffer
 abt_new_buffer(Relation rel)
 {
 	if (abt_index_info(rel)->partitioned)
-		return pbt_new_buffer(rel);
+		return abt_page_allocator->new_buffer(rel);
 	return abt_new_buffer_fork(rel, MAIN_FORKNUM);
 }
 
@@ -302,7 +311,7 @@ abt_index_info(Relation rel)
 	info->nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	info->cached_root = InvalidBlockNumber;
 	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
-	info->partitioned = pbt_is_pbtree(rel);
+	info->partitioned = abt_page_allocator != NULL && abt_page_allocator->owns(rel);
 
 	/*
 	 * The leaf tuples' shape follows the weighting the index was built with,

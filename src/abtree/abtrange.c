@@ -47,7 +47,7 @@ abt_weight_before(Page page, OffsetNumber end, bool weighted, MvsReader *rd)
 
 	for (off = AbtFirstDataOffset(opaque); off < end; off++)
 	{
-		sum += mvs_item_weight(rd, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+		sum += abt_item_seen_weight(rd, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
 							   AbtPageIsLeaf(opaque), weighted);
 	}
 	return sum;

@@ -336,6 +336,16 @@ typedef struct AbtSampleRange
 
 struct MvsReader;
 
+/* abtversions.c: what abtree hands the weight store (src/mvstore) */
+struct MvsReader;
+struct MvsDelta;
+extern uint64 abt_item_seen_weight(struct MvsReader *rd, IndexTuple itup, bool leaf,
+								   bool weighted);
+extern int	abt_leaf_deltas(Page leaf, OffsetNumber *offs, int noffs, bool weighted,
+							struct MvsDelta *out);
+extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage,
+								 bool weighted);
+
 /* abtsort.c */
 typedef struct AbtKeyed
 {
@@ -516,9 +526,18 @@ typedef void (*AbtVerifyLeafCallback) (void *arg, IndexTuple itup);
 extern void abt_verify_partition(Relation rel, BlockNumber head, uint32 partno, bool exact,
 								 AbtVerifyLeafCallback cb, void *arg);
 
-/* src/pbtree: the pieces the abtree engine calls for pbtree indexes */
-extern bool pbt_is_pbtree(Relation rel);
+/*
+ * abtpage.c: an access method built on the abtree engine that allocates its
+ * own pages (pbtree, which frees whole partitions and reuses their pages)
+ * plugs its allocator in; src/init.c wires it.  abtree calls it through
+ * this and knows nothing else of it.
+ */
+typedef struct AbtPageAllocator
+{
+	bool		(*owns) (Relation rel); /* is rel an index of that method? */
+	Buffer		(*new_buffer) (Relation rel);	/* a new page, locked exclusively */
+} AbtPageAllocator;
+extern void abt_register_page_allocator(const AbtPageAllocator *allocator);
 extern void abt_fill_amroutine(IndexAmRoutine *amroutine);
-extern Buffer pbt_new_buffer(Relation rel);
 
 #endif							/* ABTREE_H */

@@ -116,8 +116,8 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 	if (ndeletable > 0)
 	{
 		MvsDelta	forgotten[MaxIndexTuplesPerPage];
-		int			nforgotten = mvs_collect_leaf(page, deletable, ndeletable,
-												  weighted, forgotten);
+		int			nforgotten = abt_leaf_deltas(page, deletable, ndeletable,
+												 weighted, forgotten);
 		AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * ndeletable);
 		int			nhashes = 0;
 		AbtSketchOp sketch;
@@ -292,7 +292,7 @@ abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer c
 		END_CRIT_SECTION();
 		AbtPageGetOpaque(BufferGetPage(cbuf))->sid++;
 		MarkBufferDirtyHint(cbuf, true);
-		mvs_rebuild(rel, BufferGetBlockNumber(cbuf), BufferGetPage(cbuf), info->weighted);
+		abt_versions_rebuild(rel, BufferGetBlockNumber(cbuf), BufferGetPage(cbuf), info->weighted);
 		fixed = true;
 	}
 	UnlockReleaseBuffer(pbuf);

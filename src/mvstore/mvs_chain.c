@@ -16,7 +16,6 @@
  */
 #include "mvs_internal.h"
 
-#include "abtree/abtree.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -287,30 +286,22 @@ mvs_deltas_normalize(MvsDelta *d, int n)
 	return m;
 }
 
-/* The deltas of the entries at offs (all of them if offs is NULL). */
+/*
+ * Of the (xid, weight) pairs of some index entries, keep those whose xid a
+ * snapshot may still not see (at or after the horizon), summed per xid,
+ * newest first; returns how many.  The index extracts the pairs: the
+ * store knows no page layout.
+ */
 int
-mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weighted, MvsDelta *out)
+mvs_deltas_recent(MvsDelta *d, int n)
 {
 	TransactionId h = mvs_horizon();
-	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(leaf));
-	int			n = 0;
+	int			m = 0;
 
-	if (offs == NULL)
-		noffs = PageGetMaxOffsetNumber(leaf) - first + 1;
-	for (int k = 0; k < noffs; k++)
-	{
-		OffsetNumber off = offs ? offs[k] : first + k;
-		IndexTuple	itup = (IndexTuple) PageGetItem(leaf, PageGetItemId(leaf, off));
-		TransactionId xid = abt_leaf_xmin(itup);
-
-		if (TransactionIdIsNormal(xid) && !TransactionIdPrecedes(xid, h))
-		{
-			out[n].xid = xid;
-			out[n].delta = (int64) abt_leaf_weight(itup, weighted);
-			n++;
-		}
-	}
-	return mvs_deltas_normalize(out, n);
+	for (int i = 0; i < n; i++)
+		if (TransactionIdIsNormal(d[i].xid) && !TransactionIdPrecedes(d[i].xid, h))
+			d[m++] = d[i];
+	return mvs_deltas_normalize(d, m);
 }
 
 /*
@@ -402,20 +393,23 @@ mvs_install(const MvsTag *tag, MvsDelta *d, int n)
 }
 
 /*
- * The downlink to child was set to the weight of childpage (a split or a
- * repair): make its chain the sum of the chains below, or of the leaf
- * entries' xids.  The caller holds the page with the downlink and the
- * child exclusively, so that no reader sees the two disagree.
+ * The downlink to child was set to the weight of the child page (a split or
+ * a repair): make its chain the sum of what is below it.  For a leaf child
+ * the index passes the (xid, weight) pairs of its entries in entries (an
+ * array the store may reorder); for an internal child the blocks of its
+ * downlinks in below, whose chains are summed.  The caller holds the page
+ * with the downlink and the child exclusively, so that no reader sees the
+ * two disagree.
  */
 void
-mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted)
+mvs_rebuild(Relation rel, BlockNumber child, MvsDelta *entries, int nentries,
+			const BlockNumber *below, int nbelow)
 {
-	AbtPageOpaque opaque = AbtPageGetOpaque(childpage);
 	MvsTag		tag;
-	MvsDelta   *d;
+	MvsDelta   *d = NULL;
 	int			n = 0;
 	int			cap = MaxIndexTuplesPerPage;
-	bool		ok;
+	bool		ok = true;
 
 	if (mvs == NULL || RecoveryInProgress())
 		return;
@@ -426,20 +420,18 @@ mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted)
 	 * and its old chain must not outlive that.  Out of memory, the chain is
 	 * emptied instead.
 	 */
-	d = palloc_extended(sizeof(MvsDelta) * cap, MCXT_ALLOC_NO_OOM);
-	ok = d != NULL;
-	if (ok && AbtPageIsLeaf(opaque))
-		n = mvs_collect_leaf(childpage, NULL, 0, weighted, d);
-	else if (ok && pg_atomic_read_u32(&mvs->relfilter[mvs_relslot(&tag)]) != 0)
+	if (below == NULL)
+		n = mvs_deltas_recent(entries, nentries);
+	else if (pg_atomic_read_u32(&mvs->relfilter[mvs_relslot(&tag)]) != 0)
 	{
-		MvsTag		below = tag;
+		MvsTag		under = tag;
 
-		for (OffsetNumber off = AbtFirstDataOffset(opaque);
-			 ok && off <= PageGetMaxOffsetNumber(childpage); off++)
+		d = palloc_extended(sizeof(MvsDelta) * cap, MCXT_ALLOC_NO_OOM);
+		ok = d != NULL;
+		for (int i = 0; ok && i < nbelow; i++)
 		{
-			below.blk = AbtDownlinkGetChild((IndexTuple) PageGetItem(childpage,
-																	 PageGetItemId(childpage, off)));
-			ok = mvs_copy_chain(&below, &d, &n, &cap);
+			under.blk = below[i];
+			ok = mvs_copy_chain(&under, &d, &n, &cap);
 		}
 		n = ok ? mvs_deltas_normalize(d, n) : 0;
 	}
@@ -447,7 +439,7 @@ mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted)
 		n = 0;
 	tag.blk = child;
 	if (n > 0 || pg_atomic_read_u32(mvs_blockfilter_for(mvs_hash(&tag))) != 0)
-		mvs_install(&tag, d, n);
+		mvs_install(&tag, below == NULL ? entries : d, n);
 	if (d)
 		pfree(d);
 	pg_atomic_fetch_add_u64(&mvs->rebuilt, 1);
@@ -705,19 +697,3 @@ mvs_weight(MvsReader *rd, BlockNumber child, uint64 *weight, uint16 rid)
 	return seen;
 }
 
-/*
- * What an item of a page weighs for the reader: a leaf entry nothing if
- * its transaction is invisible to the snapshot, a downlink its weight
- * minus the invisible deltas.  With rd NULL, the stored weights.
- */
-uint64
-mvs_item_weight(MvsReader *rd, IndexTuple itup, bool leaf, bool weighted)
-{
-	AbtPivotAux *aux;
-
-	if (leaf)
-		return rd && mvs_xid_invisible(rd, abt_leaf_xmin(itup)) ? 0 :
-			abt_leaf_effective_weight(itup, weighted);
-	aux = AbtPivotGetAux(itup);
-	return rd ? mvs_weight(rd, AbtDownlinkGetChild(itup), &aux->weight, aux->rid) : aux->weight;
-}

@@ -99,10 +99,10 @@ extern bool mvs_exists(void);
 extern void mvs_writer_begin(MvsWriter *wr, Relation rel);
 extern void mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w,
 					bool atomic);
-extern void mvs_rebuild(Relation rel, BlockNumber child, Page childpage, bool weighted);
+extern void mvs_rebuild(Relation rel, BlockNumber child, MvsDelta *entries, int nentries,
+						const BlockNumber *below, int nbelow);
 extern void mvs_forget(Relation rel, BlockNumber child, MvsDelta *deltas, int n);
-extern int	mvs_collect_leaf(Page leaf, OffsetNumber *offs, int noffs, bool weighted,
-							 MvsDelta *out);
+extern int	mvs_deltas_recent(MvsDelta *d, int n);
 
 /* mvs_chain.c: readers (samplers, range weights, checks) */
 extern void mvs_reader_init(MvsReader *rd, Relation rel, Snapshot snap);
@@ -111,7 +111,6 @@ extern bool mvs_xid_invisible(MvsReader *rd, TransactionId xid);
 extern void mvs_xids_invisible(MvsReader *rd, const TransactionId *xids, int n, bool *out);
 extern bool mvs_leaf_all_visible(MvsReader *rd, Page leaf);
 extern bool mvs_reader_versioned(MvsReader *rd);
-extern uint64 mvs_item_weight(MvsReader *rd, IndexTuple itup, bool leaf, bool weighted);
 
 /* mvs_gc.c */
 extern void mvs_register_gc_worker(void);

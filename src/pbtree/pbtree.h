@@ -168,6 +168,8 @@ extern void pbt_shmem_init(void);
 extern bool pbt_budget_exceeded(Relation rel, uint64 npages);
 extern void pbt_budget_forget(Relation rel);
 extern void pbt_install_hooks(void);
+extern bool pbt_is_pbtree(Relation rel);
+extern Buffer pbt_new_buffer(Relation rel);
 extern void pbt_request_merge(Relation rel);
 extern void pbt_init_reloptions(void);
 
