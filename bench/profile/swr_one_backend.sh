@@ -1,19 +1,21 @@
 #!/bin/bash
-# One backend running SELECT count(*) FROM a TABLESAMPLE swr(10000) for 12 s on 1M rows
+# One backend running SELECT count(*) FROM a TABLESAMPLE swr(N) for 12 s on ROWS rows
 # (abtree index on random y, table and index prewarmed); perf on it for 8 s.
+# N (default 10000) and ROWS (default 1000000) come from the environment.
 # Run as root with the extension installed in PostgreSQL 15 (release build).  Prints the
 # runs' latency and perf's top functions.
 . "$(dirname "$0")/cluster.sh"
 D=/var/tmp/abtswr/cl
 profile_cluster $D 55498
 $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
-   -c "CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (random()*1e9)::int FROM generate_series(1,1000000) g; CREATE INDEX a_y ON a USING abtree (y)" \
+   -c "CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (random()*1e9)::int FROM generate_series(1,${ROWS:-1000000}) g; CREATE INDEX a_y ON a USING abtree (y)" \
    -c "VACUUM ANALYZE a" -c "SELECT pg_prewarm('a'), pg_prewarm('a_y')" >/dev/null
 cat > $D/loop.sql <<'S'
 DO $$ DECLARE t timestamptz := clock_timestamp(); n int := 0; BEGIN
-  WHILE clock_timestamp() < t + interval '12 s' LOOP PERFORM count(*) FROM a TABLESAMPLE swr(10000); n := n + 1; END LOOP;
+  WHILE clock_timestamp() < t + interval '12 s' LOOP PERFORM count(*) FROM a TABLESAMPLE swr(@N@); n := n + 1; END LOOP;
   RAISE NOTICE 'runs: %, ms per run: %', n, round(12000.0 / n, 2); END $$;
 S
+sed -i "s/@N@/${N:-10000}/" $D/loop.sql
 chmod 644 $D/loop.sql
 $P -f $D/loop.sql &
 sleep 2
