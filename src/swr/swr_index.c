@@ -154,7 +154,14 @@ swr_relkind_and_am(Oid relid, char *relkind, Oid *relam)
 	ReleaseSysCache(tup);
 }
 
-/* The OID of a name listed in abtree.swr_index, which must be an abtree index. */
+/*
+ * The OID of a name listed in abtree.swr_index, which must be an abtree
+ * index.  A name that resolves to nothing (an index dropped since the
+ * setting was made, or one of another database's) is passed over with a
+ * WARNING, as search_path passes over a missing schema: it cannot be meant
+ * for the table sampled, and failing would stop swr on every table (issue
+ * 25, item 8).  InvalidOid then.
+ */
 static Oid
 swr_lookup_named(List *name, Oid amoid)
 {
@@ -163,11 +170,14 @@ swr_lookup_named(List *name, Oid amoid)
 	Oid			relam;
 
 	if (!OidIsValid(relid))
-		ereport(ERROR,
+	{
+		ereport(WARNING,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("index \"%s\" named in abtree.swr_index does not exist",
+				 errmsg("index \"%s\" named in abtree.swr_index does not exist; it is ignored",
 						NameListToString(name)),
 				 errhint("Name abtree indexes of the sampled tables, or SET abtree.swr_index = '' to choose automatically.")));
+		return InvalidOid;
+	}
 	swr_relkind_and_am(relid, &relkind, &relam);
 	if ((relkind != RELKIND_INDEX && relkind != RELKIND_PARTITIONED_INDEX) ||
 		relam != amoid)
@@ -203,6 +213,8 @@ swr_named_index(Relation heaprel, List *indexes, Oid amoid)
 		Oid			named = swr_lookup_named((List *) lfirst(lc), amoid);
 		ListCell   *lc2;
 
+		if (!OidIsValid(named))
+			continue;
 		foreach(lc2, indexes)
 		{
 			Oid			indexoid = lfirst_oid(lc2);
