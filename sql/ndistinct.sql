@@ -171,6 +171,22 @@ SELECT q, nd_try(q) FROM (VALUES
   ($$SELECT abtree_ndistinct_freq('nd_t', '{a,b}', NULL)$$)
 ) v(q);
 
+-- a weighted index beside an unweighted one: the estimators sample through
+-- the unweighted one (issue 25, item 8; refused before), and the session's
+-- abtree.swr_index is as it was afterwards
+CREATE TABLE nd_both (a int, b int, w int);
+INSERT INTO nd_both SELECT i, i % 7, 1 + i % 3 FROM generate_series(1, 100) i;
+CREATE INDEX nd_both_w ON nd_both USING abtree (a) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX nd_both_u ON nd_both USING abtree (b);
+SELECT method, sample_rows > 0 AS sampled, table_rows
+  FROM abtree_ndistinct('nd_both', '{a,b}', seed => 1);
+SHOW abtree.swr_index;
+-- a name the user gives wins, and a weighted one is refused as before
+SET abtree.swr_index = nd_both_w;
+SELECT abtree_ndistinct('nd_both', '{a,b}');
+RESET abtree.swr_index;
+DROP TABLE nd_both;
+
 -- ---------------------------------------------------------------------------
 -- 3. Frequency vectors: Algorithm 6.3 == sorting whole rows == GROUP BY
 -- ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@
 #include "swr/swr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
@@ -369,11 +370,12 @@ ChllNdCodes *
 chll_nd_sample(FunctionCallInfo fcinfo, Relation rel, const AttrNumber *attnums, int ncols,
 			   int nrows, bool has_seed, double seed, double *table_rows)
 {
-	Relation	index = swr_open_index(rel);
+	Relation	index = swr_open_unweighted_index(rel);
 	StringInfoData query;
 	Oid			argtypes[2] = {FLOAT8OID, FLOAT8OID};
 	Datum		args[2];
 	ChllNdCodes *codes;
+	int			save_nestlevel;
 
 	if (swr_weight_column(index) != NULL)
 		ereport(ERROR,
@@ -391,7 +393,15 @@ chll_nd_sample(FunctionCallInfo fcinfo, Relation rel, const AttrNumber *attnums,
 		appendStringInfoString(&query, " REPEATABLE ($2)");
 	args[0] = Float8GetDatum((double) nrows);
 	args[1] = Float8GetDatum(seed);
+
+	/* the sample goes through that index, whatever else the table has */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("abtree.swr_index",
+							 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
+														RelationGetRelationName(index)),
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	codes = chll_nd_encode_query(query.data, has_seed ? 2 : 1, argtypes, args, ncols);
+	AtEOXact_GUC(true, save_nestlevel);
 	*table_rows = (double) abt_total_weight(index);
 	index_close(index, NoLock);
 	return codes;

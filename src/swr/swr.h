@@ -63,6 +63,7 @@ extern const struct CustomScanMethods swr_scan_methods;
 /* swr_index.c */
 extern bool swr_parse_index_names(const char *value, List **names);
 extern Relation swr_open_index(Relation heaprel);
+extern Relation swr_open_unweighted_index(Relation heaprel);
 extern const char *swr_weight_column(Relation index);
 extern char *swr_describe(Relation index);
 

@@ -370,3 +370,48 @@ swr_open_index(Relation heaprel)
 	list_free(indexes);
 	return index;
 }
+
+/*
+ * For callers that need every row drawn alike (the distinct-count
+ * estimators, src/hll/chll_ndsample.c): the index abtree.swr_index names
+ * for the table, whatever it weighs; else an unweighted, valid,
+ * non-partial abtree index of the table (the lowest OID), even if
+ * weighted ones exist beside it (issue 25, item 8); else swr_open_index's
+ * choice, which the caller refuses if it weighs rows.
+ */
+Relation
+swr_open_unweighted_index(Relation heaprel)
+{
+	Oid			amoid = get_index_am_oid("abtree", false);
+	List	   *indexes = RelationGetIndexList(heaprel);
+	Oid			named = swr_named_index(heaprel, indexes, amoid);
+	ListCell   *lc;
+
+	if (OidIsValid(named))
+	{
+		list_free(indexes);
+		return index_open(named, AccessShareLock);
+	}
+	foreach(lc, indexes)
+	{
+		Oid			indexoid = lfirst_oid(lc);
+		char		relkind;
+		Oid			relam;
+		Relation	index;
+
+		swr_relkind_and_am(indexoid, &relkind, &relam);
+		if (relam != amoid)
+			continue;
+		index = index_open(indexoid, AccessShareLock);
+		if (index->rd_index->indisvalid &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
+			swr_weighting(index) == 0)
+		{
+			list_free(indexes);
+			return index;
+		}
+		index_close(index, NoLock);
+	}
+	list_free(indexes);
+	return swr_open_index(heaprel);
+}
