@@ -36,6 +36,7 @@ sys.dont_write_bytecode = True
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
+from ab_builds import save_report  # noqa: E402
 from harness.cluster import Cluster, ClusterError  # noqa: E402
 from harness.stats import fmt  # noqa: E402
 
@@ -160,17 +161,7 @@ def report(args, rows, sizes, method, res, iops, started, minutes):
         ax.set_ylabel("latency, ms (median, cold)")
         ax.set_title(f"swr(n) cold, direct I/O, io_method={method}, {rows:,} rows")
         ax.legend()
-    path = os.path.join(BENCH, "results", "cold_sampling")
-    with open(path + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4))
-    draw(ax)
-    fig.tight_layout()
-    fig.savefig(path + ".png", dpi=110)
-    print(f"wrote {path}.md")
+    save_report("cold_sampling", lines, draw)
 
 
 def main():

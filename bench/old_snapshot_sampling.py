@@ -31,6 +31,7 @@ sys.dont_write_bytecode = True
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
+from ab_builds import save_report  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
 from harness.stats import fmt  # noqa: E402
 
@@ -161,20 +162,12 @@ def report(args, res, inserted, store, started, minutes):
               f"**{'met' if ratio >= 0.5 else 'not met'}**. Once the inserters stop, the old "
               f"snapshot still takes their entries off: idle / after = "
               f"x{med['idle'] / med['after']:.2f}."]
-    path = os.path.join(BENCH, "results", "old_snapshot_sampling")
-    with open(path + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.boxplot([res["idle"], res["busy"], res["after"]],
-               labels=["idle", "2 inserting clients", "after (their entries stay)"])
-    ax.set_ylabel("swr(10000) latency, ms")
-    ax.set_title("swr under an old snapshot")
-    fig.tight_layout()
-    fig.savefig(path + ".png", dpi=110)
-    print(f"wrote {path}.md")
+    def draw(ax):
+        ax.boxplot([res["idle"], res["busy"], res["after"]],
+                   labels=["idle", "2 inserting clients", "after (their entries stay)"])
+        ax.set_ylabel("swr(10000) latency, ms")
+        ax.set_title("swr under an old snapshot")
+    save_report("old_snapshot_sampling", lines, draw)
 
 
 if __name__ == "__main__":

@@ -300,6 +300,30 @@ swr_no_index_error(Relation heaprel, int nskipped)
 }
 
 /*
+ * Index indexoid opened, if it is an abtree index TABLESAMPLE swr may choose
+ * by itself: valid and not partial.  NULL otherwise; *skipped counts the
+ * abtree indexes passed over.
+ */
+static Relation
+swr_open_candidate(Oid indexoid, Oid amoid, int *skipped)
+{
+	char		relkind;
+	Oid			relam;
+	Relation	index;
+
+	swr_relkind_and_am(indexoid, &relkind, &relam);
+	if (relam != amoid)
+		return NULL;
+	index = index_open(indexoid, AccessShareLock);
+	if (index->rd_index->indisvalid &&
+		heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+		return index;
+	(*skipped)++;
+	index_close(index, NoLock);
+	return NULL;
+}
+
+/*
  * The automatic choice: the lowest-OID valid, non-partial abtree index,
  * provided every such index weighs rows the same way.  The index list is
  * sorted by OID.  Returns the chosen index opened.
@@ -313,22 +337,10 @@ swr_automatic_index(Relation heaprel, List *indexes, Oid amoid)
 
 	foreach(lc, indexes)
 	{
-		Oid			indexoid = lfirst_oid(lc);
-		char		relkind;
-		Oid			relam;
-		Relation	index;
+		Relation	index = swr_open_candidate(lfirst_oid(lc), amoid, &nskipped);
 
-		swr_relkind_and_am(indexoid, &relkind, &relam);
-		if (relam != amoid)
+		if (index == NULL)
 			continue;
-		index = index_open(indexoid, AccessShareLock);
-		if (!index->rd_index->indisvalid ||
-			!heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
-		{
-			nskipped++;
-			index_close(index, NoLock);
-			continue;
-		}
 		if (chosen == NULL)
 		{
 			chosen = index;
@@ -394,18 +406,12 @@ swr_open_unweighted_index(Relation heaprel)
 	}
 	foreach(lc, indexes)
 	{
-		Oid			indexoid = lfirst_oid(lc);
-		char		relkind;
-		Oid			relam;
-		Relation	index;
+		int			skipped = 0;
+		Relation	index = swr_open_candidate(lfirst_oid(lc), amoid, &skipped);
 
-		swr_relkind_and_am(indexoid, &relkind, &relam);
-		if (relam != amoid)
+		if (index == NULL)
 			continue;
-		index = index_open(indexoid, AccessShareLock);
-		if (index->rd_index->indisvalid &&
-			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
-			swr_weighting(index) == 0)
+		if (swr_weighting(index) == 0)
 		{
 			list_free(indexes);
 			return index;
