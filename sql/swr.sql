@@ -236,8 +236,9 @@ SET abtree.swr_index = swr_t_w, swr_t_k;
 SELECT count(*) FROM swr_t TABLESAMPLE swr(10);
 SET abtree.swr_index = no_such_index;
 SELECT count(*) FROM swr_t TABLESAMPLE swr(10);
--- a stale name (a dropped index) is passed over with a WARNING, so that it
--- does not stop swr on every table; the other names still apply
+-- a stale name (a dropped index) stops only the tables the list names no
+-- index of (it may have been meant for them): a table it names an index of
+-- samples through that index
 SET abtree.swr_index = 'no_such_index, swr_t_w';
 SELECT count(*) FROM swr_t TABLESAMPLE swr(10);
 SET abtree.swr_index = swr_t_btree;

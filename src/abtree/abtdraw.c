@@ -309,6 +309,7 @@ abt_range_start(Relation rel, AbtSampleRange *range, Buffer buf, IndexTuple *exp
 		}
 	}
 }
+
 /* ---- batched descents ---- */
 
 /* A draw's place in the batch's sorted order. */
@@ -317,7 +318,6 @@ typedef struct AbtDrawKey
 	double		u;
 	int32		draw;			/* index into the caller's array */
 } AbtDrawKey;
-
 
 /*
  * The draws by ascending u (equal u by index): a radix sort of u scaled to

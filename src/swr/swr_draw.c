@@ -302,6 +302,7 @@ swr_draw_batch(SwrScanState *st)
 	ExecClearTuple(st->css.ss.ss_ScanTupleSlot);
 	MemoryContextReset(st->drawcxt);
 	oldcxt = MemoryContextSwitchTo(st->drawcxt);
+	st->batches++;
 	if (!swr_weigh_tables(st))
 	{
 		/* no entry the snapshot can see: the sample of nothing is empty */

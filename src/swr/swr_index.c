@@ -156,11 +156,8 @@ swr_relkind_and_am(Oid relid, char *relkind, Oid *relam)
 
 /*
  * The OID of a name listed in abtree.swr_index, which must be an abtree
- * index.  A name that resolves to nothing (an index dropped since the
- * setting was made, or one of another database's) is passed over with a
- * WARNING, as search_path passes over a missing schema: it cannot be meant
- * for the table sampled, and failing would stop swr on every table (issue
- * 25, item 8).  InvalidOid then.
+ * index, or InvalidOid when the name resolves to nothing (an index dropped
+ * since the setting was made): swr_named_index decides what that means.
  */
 static Oid
 swr_lookup_named(List *name, Oid amoid)
@@ -170,14 +167,7 @@ swr_lookup_named(List *name, Oid amoid)
 	Oid			relam;
 
 	if (!OidIsValid(relid))
-	{
-		ereport(WARNING,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("index \"%s\" named in abtree.swr_index does not exist; it is ignored",
-						NameListToString(name)),
-				 errhint("Name abtree indexes of the sampled tables, or SET abtree.swr_index = '' to choose automatically.")));
 		return InvalidOid;
-	}
 	swr_relkind_and_am(relid, &relkind, &relam);
 	if ((relkind != RELKIND_INDEX && relkind != RELKIND_PARTITIONED_INDEX) ||
 		relam != amoid)
@@ -203,6 +193,7 @@ static Oid
 swr_named_index(Relation heaprel, List *indexes, Oid amoid)
 {
 	List	   *names = NIL;
+	List	   *missing = NIL;
 	Oid			found = InvalidOid;
 	ListCell   *lc;
 
@@ -214,7 +205,10 @@ swr_named_index(Relation heaprel, List *indexes, Oid amoid)
 		ListCell   *lc2;
 
 		if (!OidIsValid(named))
+		{
+			missing = (List *) lfirst(lc);
 			continue;
+		}
 		foreach(lc2, indexes)
 		{
 			Oid			indexoid = lfirst_oid(lc2);
@@ -231,6 +225,22 @@ swr_named_index(Relation heaprel, List *indexes, Oid amoid)
 			found = indexoid;
 		}
 	}
+
+	/*
+	 * A name that resolves to nothing is an ERROR only for a table the list
+	 * names no index of: it may have been meant for this table (an index
+	 * dropped since), and drawing through another could weigh rows
+	 * differently.  A table the list names an index of samples whatever
+	 * became of the other names (issue 25, item 8).
+	 */
+	if (!OidIsValid(found) && missing != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("index \"%s\" named in abtree.swr_index does not exist",
+						NameListToString(missing)),
+				 errdetail("abtree.swr_index names no index of table \"%s\", and that name may have been meant for it.",
+						   RelationGetRelationName(heaprel)),
+				 errhint("Name abtree indexes of the sampled tables, or SET abtree.swr_index = '' to choose automatically.")));
 	if (OidIsValid(found) && !get_index_isvalid(found))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -5,17 +5,19 @@
  *	  replacement, each row with probability proportional to its weight in
  *	  its table's abtree index (paper 000, sections 2.2, 5.1 and 6).
  *
+ * This file holds the node's life cycle (begin, start, rescan, end,
+ * EXPLAIN); the draws are swr_draw.c's and the heap fetches swr_fetch.c's.
  * Draws are made in batches: for each draw a table is chosen by the weight
  * its index offers (one table unless the scan is of a partitioned table or
- * an inheritance parent), then abt_sample_one() descends that index.  A
- * batch's draws come out in the order they were drawn (never sorted: the
- * first k rows of swr(n), under LIMIT or a cursor, are then k independent
- * draws; issue 21), and each draw is fetched with the scan's snapshot through the table AM's index fetch,
- * which follows HOT chains.  A draw is rejected, and made again, when the
- * index rejects it, when its row is invisible, and (abtree.swr_where =
- * redraw) when the row fails the WHERE clause, which we evaluate here
- * rather than in ExecScan so that we know.  src/swr/README has the
- * argument that this gives exactly n independent draws.
+ * an inheritance parent), then each index makes its draws in one batched
+ * descent (abt_sample_batch).  A batch's rows are fetched in heap block
+ * order and come out in the order drawn (never sorted: the first k rows of
+ * swr(n), under LIMIT or a cursor, are then k independent draws; issue
+ * 21).  A draw is rejected, and made again, when the index rejects it, when
+ * its row is invisible, and (abtree.swr_where = redraw) when the row fails
+ * the WHERE clause, which we evaluate rather than ExecScan so that we know.
+ * src/swr/README has the argument that this gives exactly n independent
+ * draws.
  *
  *-------------------------------------------------------------------------
  */
@@ -564,12 +566,17 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 									st->where != SWR_WHERE_REDRAW ? " (not redrawn)" : "");
 
 		ExplainPropertyText("Draws", text, es);
+		ExplainPropertyText("Batches",
+							psprintf("%lld, at most %d draws each (abtree.swr_batch_size, work_mem)",
+									 (long long) st->batches, st->batchmax), es);
 		return;
 	}
 	ExplainPropertyInteger("Draws", NULL, c.draws, es);
 	ExplainPropertyInteger("Draws Invisible", NULL, c.invisible, es);
 	ExplainPropertyInteger("Draws Rejected by Index", NULL, c.tree_rejects, es);
 	ExplainPropertyInteger("Draws Rejected by Filter", NULL, c.filtered, es);
+	ExplainPropertyInteger("Batches", NULL, st->batches, es);
+	ExplainPropertyInteger("Batch Draws Max", NULL, st->batchmax, es);
 }
 
 static void

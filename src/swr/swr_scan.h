@@ -85,6 +85,7 @@ typedef struct SwrScanState
 
 	SwrDraw    *batch;			/* in the order drawn */
 	int			batchmax;		/* draws per batch whose rows fit work_mem */
+	int64		batches;		/* made in every loop, for EXPLAIN ANALYZE */
 	int			batchcap;
 	int			nbatch;
 	int			pos;
