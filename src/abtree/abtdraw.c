@@ -713,20 +713,6 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	return cx.accepted;
 }
 
-/* One attempt (a batch of one): true with a TID in *result. */
-bool
-abt_sample_one(Relation rel, double u, AbtSampleRange *range, MvsReader *rd,
-			   ItemPointer result)
-{
-	AbtDraw		d;
-
-	d.u = u;
-	if (abt_sample_batch(rel, range, rd, &d, 1) == 0)
-		return false;
-	*result = d.tid;
-	return true;
-}
-
 /*
  * The weight a draw spreads its u over: the items of the page a
  * draw starts from (the root, or for a range abt_range_start()'s page) as

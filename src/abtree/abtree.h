@@ -363,8 +363,6 @@ typedef struct AbtDraw
 } AbtDraw;
 extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
 							 AbtDraw *draws, int n);
-extern bool abt_sample_one(Relation rel, double u, AbtSampleRange *range,
-						   struct MvsReader *rd, ItemPointer result);
 extern uint64 abt_total_weight(Relation rel);
 extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);

@@ -1,16 +1,18 @@
 /*-------------------------------------------------------------------------
  *
  * abtsample.c
- *	  Weighted random sampling by one root-to-leaf descent (paper 000,
- *	  Algorithm 1 with the B-link corrections of section 4.2), optionally
- *	  restricted to a key range; and abtree_sample_tids() for SQL.
+ *	  The SQL face of weighted random sampling: abtree_sample_tids() and
+ *	  abtree_sample_tids_range(), which draw through abt_sample_batch()
+ *	  (abtdraw.c: the descents), and the index opening and PRNG seeding the
+ *	  sampling entry points share.
  *
- * abt_sample_one() makes one attempt: it returns true with a heap TID drawn
- * with probability proportional to its entry's weight, or false when the
- * attempt was rejected (stored weights overcount while inserts and VACUUM
- * are in flight; a range restriction rejects entries outside the range).
- * Callers retry with a new random number.  Every attempt is independent,
- * so the accepted draws are independent samples with replacement.
+ * A batch makes one attempt per variate: an attempt returns a heap TID
+ * drawn with probability proportional to its entry's weight, or is
+ * rejected (stored weights overcount while inserts and VACUUM are in
+ * flight; a range restriction rejects entries outside the range).  Rejected
+ * attempts are made again with new variates.  Every attempt is
+ * independent, so the accepted draws are independent samples with
+ * replacement.
  *
  *-------------------------------------------------------------------------
  */
