@@ -136,5 +136,31 @@ SELECT idx, k,
   ORDER BY 1, 2;
 DROP TABLE abt_b;
 
+-- HAS_INVALID (src/abtree/README "Sampling"): MARK_VALID leaves the flag
+-- on the leaves inserts went to; a draw that sums such a leaf and finds
+-- no entry waiting clears it, after which draws index the leaf directly
+-- (and give the same draws).  The flags byte is 10 bytes into the special
+-- space: 0x01 leaf, 0x08 HAS_INVALID.
+CREATE EXTENSION pageinspect;
+CREATE TABLE abt_hi (k int);
+CREATE INDEX abt_hi_k ON abt_hi USING abtree (k);
+INSERT INTO abt_hi SELECT g FROM generate_series(1, 3000) g;
+CREATE FUNCTION abt_leaf_flags(idx regclass, OUT leaves int, OUT flagged int)
+LANGUAGE sql AS $$
+  SELECT count(*) FILTER (WHERE f & 1 = 1)::int, count(*) FILTER (WHERE f & 9 = 9)::int
+    FROM generate_series(1, pg_relation_size(idx) / 8192 - 1) b,
+         LATERAL (SELECT get_raw_page(idx::text, b::int) AS p) r,
+         LATERAL (SELECT get_byte(p, (page_header(p)).special + 10) AS f) x $$;
+SELECT leaves > 1 AS several_leaves, flagged > 0 AS flagged_after_inserts
+  FROM abt_leaf_flags('abt_hi_k');
+SELECT array_agg(t) AS summed FROM abtree_sample_tids('abt_hi_k', 3000, 11) t \gset
+SELECT flagged AS flagged_after_draws FROM abt_leaf_flags('abt_hi_k');
+SELECT (SELECT array_agg(t) FROM abtree_sample_tids('abt_hi_k', 3000, 11) t) = :'summed'
+       AS same_draws_indexed;
+SELECT abtree_verify('abt_hi_k');
+DROP TABLE abt_hi;
+DROP FUNCTION abt_leaf_flags(regclass);
+DROP EXTENSION pageinspect;
+
 DROP TABLE abt_s, abt_draw, abt_wdraw, abt_rdraw, abt_vdraw, abt_chisq_crit;
 DROP FUNCTION abt_chisq(bigint[], float8[]);

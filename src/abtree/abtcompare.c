@@ -9,13 +9,47 @@
  * the first tuple >= the given prefix, with plus infinity the first tuple
  * > it.  Comparisons call the operator class's support function 1, which
  * takes (indexed value, key value) for cross-type keys, as in nbtree.
+ * The same-type integer comparisons of the built-in families are done
+ * inline instead (issue 22: the fmgr call was a fifth of an insert's
+ * comparison time); they compute exactly what those functions return.
  *
  *-------------------------------------------------------------------------
  */
 #include "abtree.h"
 
 #include "catalog/index.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
+
+/* How a support function with this OID can be compared inline, if at all */
+static AbtCmpKind
+abt_cmp_kind(Oid proc)
+{
+	switch (proc)
+	{
+		case F_BTINT2CMP:
+			return ABT_CMP_INT16;
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			return ABT_CMP_INT32;
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			return ABT_CMP_INT64;
+		case F_BTOIDCMP:
+			return ABT_CMP_UINT32;
+		default:
+			return ABT_CMP_FMGR;
+	}
+}
+
+/* Compare a key column through support function proc (key->attrs[i]) */
+void
+abt_key_set_proc(AbtKeyAttr *attr, Oid proc)
+{
+	fmgr_info(proc, &attr->cmp);
+	attr->kind = abt_cmp_kind(proc);
+}
 
 /* An empty key: minus infinity.  Fills in collations, options, cmp procs. */
 void
@@ -41,6 +75,7 @@ abt_key_init(Relation rel, AbtKey *key)
 		attr->collation = rel->rd_indcollation[i];
 		fmgr_info_copy(&attr->cmp, index_getprocinfo(rel, i + 1, 1),
 					   CurrentMemoryContext);
+		attr->kind = abt_cmp_kind(attr->cmp.fn_oid);
 	}
 }
 
@@ -59,8 +94,10 @@ abt_key_from_tuple(Relation rel, AbtKey *key, IndexTuple itup, bool pivot)
 	key->tid = *abt_tuple_heaptid(itup, pivot);
 }
 
+#define ABT_CMP3(a, b)	(((a) > (b)) - ((a) < (b)))
+
 /* Compare one column: < 0 if the key value sorts before the tuple's. */
-static int
+static inline int
 abt_compare_attr(AbtKeyAttr *attr, Datum value, bool isnull)
 {
 	int32		result;
@@ -74,10 +111,27 @@ abt_compare_attr(AbtKeyAttr *attr, Datum value, bool isnull)
 		return attr->nulls_first ? -result : result;
 	}
 
-	/* support function 1 compares (indexed value, key value) */
-	result = DatumGetInt32(FunctionCall2Coll(&attr->cmp, attr->collation,
-											 value, attr->value));
-	INVERT_COMPARE_RESULT(result);
+	switch ((AbtCmpKind) attr->kind)
+	{
+		case ABT_CMP_INT16:
+			result = ABT_CMP3(DatumGetInt16(attr->value), DatumGetInt16(value));
+			break;
+		case ABT_CMP_INT32:
+			result = ABT_CMP3(DatumGetInt32(attr->value), DatumGetInt32(value));
+			break;
+		case ABT_CMP_INT64:
+			result = ABT_CMP3(DatumGetInt64(attr->value), DatumGetInt64(value));
+			break;
+		case ABT_CMP_UINT32:
+			result = ABT_CMP3(DatumGetObjectId(attr->value), DatumGetObjectId(value));
+			break;
+		default:
+			/* support function 1 compares (indexed value, key value) */
+			result = DatumGetInt32(FunctionCall2Coll(&attr->cmp, attr->collation,
+													 value, attr->value));
+			INVERT_COMPARE_RESULT(result);
+			break;
+	}
 	if (attr->desc)
 		INVERT_COMPARE_RESULT(result);
 	return result;

@@ -99,6 +99,33 @@ abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd
 }
 
 /*
+ * HAS_INVALID is set on a leaf we hold share-locked whose entries were all
+ * drawable just now (an unweighted leaf that weighed one per entry): if no
+ * entry waits for its weight pass any more, clear the flag, so that the
+ * next draws index the leaf directly.  MARK_VALID leaves the flag set
+ * (abt_mark_valid says why).  Clearing it under a share lock is a hint, as
+ * nbtree's BTP_HAS_GARBAGE is: only exclusive lockers add entries, so
+ * nothing can make the leaf incomplete while we hold it, and every share
+ * locker that clears it writes the same value.  rm_mask ignores the flag.
+ */
+static void
+abt_leaf_clear_invalid_hint(Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	for (OffsetNumber off = AbtFirstDataOffset(opaque); off <= maxoff; off++)
+	{
+		if (!TransactionIdIsValid(abt_leaf_xmin((IndexTuple) PageGetItem(page,
+																		  PageGetItemId(page, off)))))
+			return;
+	}
+	opaque->flags &= ~ABTP_HAS_INVALID;
+	MarkBufferDirtyHint(buf, true);
+}
+
+/*
  * The weights of a page's items for a draw without a key range, read in one
  * tight loop, when the weight store has nothing to take off on this page:
  * decided once per page, not per item (issue 21; the per-item chain was a
@@ -551,6 +578,9 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 		m = abt_page_weights(cx->rel, cx->info, cx->range, cx->rd, page, ws);
 		for (int i = 0; i < m; i++)
 			total += (double) ws[i];
+		if (AbtPageIsLeaf(opaque) && (opaque->flags & ABTP_HAS_INVALID) &&
+			!cx->info->weighted && total == m)
+			abt_leaf_clear_invalid_hint(buf);
 	}
 	if (limit < 0)
 	{

@@ -535,7 +535,14 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	abt_set_leaf_xmin(itup, xid);
 	abt_leaf_note_xid(page, xid);
 	AbtPageGetOpaque(page)->sid++;
-	abt_leaf_update_invalid_flag(page);
+
+	/*
+	 * HAS_INVALID stays set: it only says the leaf may hold entries that are
+	 * not valid yet, and finding out whether this was the last one would
+	 * take a scan of the leaf (a tenth of an insert, issue 22).  Splits and
+	 * VACUUM recompute it, and a draw that finds the leaf complete clears
+	 * it (abt_leaf_clear_invalid_hint).
+	 */
 	MarkBufferDirty(leaf);
 	abt_sketch_apply(&sketch, &hashes, true);
 	abt_sketch_mark_dirty(&sketch);

@@ -131,7 +131,7 @@ abt_position_key(Relation rel, AbtKey *key, Datum value, bool isnull, Oid type, 
 						format_type_be(type)),
 				 errhint("Cast the bounds to the column's type.")));
 	key->attrs[0].value = value;
-	fmgr_info(proc, &key->attrs[0].cmp);
+	abt_key_set_proc(&key->attrs[0], proc);
 }
 
 /*

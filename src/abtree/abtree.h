@@ -172,12 +172,27 @@ typedef struct AbtOptions
  * the heap TID.  Missing trailing parts are minus infinity, or plus
  * infinity with nextkey.
  */
+/*
+ * How a key column compares: through the support function's fmgr call, or
+ * inline for the same-type integer comparisons of the built-in operator
+ * families (abt_key_set_proc decides from the function's OID).
+ */
+typedef enum AbtCmpKind
+{
+	ABT_CMP_FMGR,
+	ABT_CMP_INT16,				/* int2 */
+	ABT_CMP_INT32,				/* int4, date */
+	ABT_CMP_INT64,				/* int8, timestamp, timestamptz */
+	ABT_CMP_UINT32				/* oid */
+} AbtCmpKind;
+
 typedef struct AbtKeyAttr
 {
 	Datum		value;
 	bool		isnull;
 	bool		desc;
 	bool		nulls_first;
+	uint8		kind;			/* AbtCmpKind */
 	Oid			collation;
 	FmgrInfo	cmp;
 } AbtKeyAttr;
@@ -239,6 +254,7 @@ extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);
 extern void abt_key_init(Relation rel, AbtKey *key);
 extern void abt_key_from_tuple(Relation rel, AbtKey *key, IndexTuple itup, bool pivot);
 extern int	abt_compare(Relation rel, AbtKey *key, Page page, OffsetNumber off);
+extern void abt_key_set_proc(AbtKeyAttr *attr, Oid proc);
 extern OffsetNumber abt_binsrch_leaf(Relation rel, AbtKey *key, Page page);
 extern OffsetNumber abt_binsrch_internal(Relation rel, AbtKey *key, Page page);
 extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);

@@ -297,7 +297,7 @@ abt_start_key(IndexScanDesc scan, ScanDirection dir, AbtKey *key)
 			key->natts = 0;
 			return false;
 		}
-		fmgr_info(cmpproc, &key->attrs[0].cmp);
+		abt_key_set_proc(&key->attrs[0], cmpproc);
 		key->attrs[0].value = best->sk_argument;
 		key->attrs[0].collation = best->sk_collation;
 	}

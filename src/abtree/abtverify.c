@@ -202,6 +202,11 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
+		/* draws index such a leaf directly: the entry would get draws */
+		if (AbtPageIsLeaf(opaque) && !(opaque->flags & ABTP_HAS_INVALID) &&
+			!TransactionIdIsValid(abt_leaf_xmin(itup)))
+			abt_corrupt(rel, "Leaf block %u holds a not-yet-valid entry at offset %u without the HAS_INVALID flag.",
+						blkno, off);
 		if (AbtPageIsLeaf(opaque) && vs->leaf_cb)
 			vs->leaf_cb(vs->leaf_arg, itup);
 		else if (AbtPageIsLeaf(opaque))

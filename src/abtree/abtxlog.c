@@ -307,7 +307,7 @@ abt_redo_mark_valid(XLogReaderState *record)
 						  xlrec->xid);
 		abt_leaf_note_xid(page, xlrec->xid);
 		AbtPageGetOpaque(page)->sid++;
-		abt_leaf_update_invalid_flag(page);
+		/* HAS_INVALID stays, as on the primary (abt_mark_valid) */
 		abt_redo_finish(record, bufs[0]);
 	}
 	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
