@@ -70,6 +70,7 @@ extern char *abt_swr_index;
 extern int	abt_weight_protocol;
 extern int	abt_debug_pass_pause;
 extern int	abt_debug_pass_pause_level;
+extern int	abt_debug_pass_error_level;
 extern int	abt_debug_sample_pause;
 extern void abt_define_gucs(void);
 

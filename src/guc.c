@@ -20,6 +20,7 @@
 
 /* Every parameter defined below, for abtree_status(); the guc test checks it. */
 const char *const abt_guc_names[] = {
+	"abtree.debug_pass_error_level",
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_redo",
@@ -72,6 +73,13 @@ static const struct config_enum_entry abt_weight_protocol_options[] = {
  */
 int			abt_debug_pass_pause = 0;
 int			abt_debug_pass_pause_level = -1;
+
+/*
+ * Testing aid: an insert's weight pass raises an ERROR right after its add
+ * on the downlink to a page of this level (regress abtree_repair: an
+ * insert that fails half way).
+ */
+int			abt_debug_pass_error_level = -1;
 
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
@@ -194,6 +202,15 @@ abt_define_gucs(void)
 							"0 turns it off. A draw waits, holding no buffer lock, for a shared lock on the key (as pg_advisory_lock_shared) after it read a downlink's weight and before it locks the child page; a test holds the key exclusively to stop it there.",
 							&abt_debug_sample_pause,
 							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_pass_error_level",
+							"Testing aid: an insert's weight pass fails right after its add on the downlink to a page of this tree level.",
+							"-1: never.",
+							&abt_debug_pass_error_level,
+							-1, -1, 64,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

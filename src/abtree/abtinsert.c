@@ -490,8 +490,8 @@ abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 	return true;
 }
 
-/* Add the leaf tuple at its place on the exclusively locked leaf. */
-static void
+/* Add the leaf tuple at its place on the exclusively locked leaf: where. */
+static OffsetNumber
 abt_add_to_leaf(Relation rel, AbtKey *key, Buffer buf, IndexTuple itup)
 {
 	Page		page = BufferGetPage(buf);
@@ -506,16 +506,18 @@ abt_add_to_leaf(Relation rel, AbtKey *key, Buffer buf, IndexTuple itup)
 	if (RelationNeedsWAL(rel))
 		abt_xlog_insert_leaf(buf, off, itup);
 	END_CRIT_SECTION();
+	return off;
 }
 
 /*
  * Phase 1 of an insert: put the (not yet valid) leaf tuple in its leaf,
  * splitting bottom-up as needed.  Splits recompute the weights of the
  * downlinks they make from the pages' contents, where the new tuple
- * counts nothing yet.
+ * counts nothing yet.  Without a split, hint gets the way there and the
+ * entry's place; after one, nothing (the pages' SIDs moved anyway).
  */
 static void
-abt_place_entry(AbtInsertState *ist, IndexTuple itup)
+abt_place_entry(AbtInsertState *ist, IndexTuple itup, AbtPosHint *hint)
 {
 	Relation	rel = ist->rel;
 	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
@@ -535,14 +537,19 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup)
 		}
 		if (PageGetExactFreeSpace(BufferGetPage(leaf)) >= need)
 		{
-			abt_add_to_leaf(rel, ist->key, leaf, itup);
+			hint->leafoff = abt_add_to_leaf(rel, ist->key, leaf, itup);
+			hint->leaf = BufferGetBlockNumber(leaf);
+			hint->leafsid = AbtPageGetOpaque(BufferGetPage(leaf))->sid;
+			hint->stack = stack;
 			UnlockReleaseBuffer(leaf);
 			return;
 		}
 		if (abt_lock_split_chain(ist, &stack, leaf))
 		{
 			i = abt_make_room(ist, ist->depth - 1, need);
-			abt_add_to_leaf(rel, ist->key, ist->path[i].buf, itup);
+			(void) abt_add_to_leaf(rel, ist->key, ist->path[i].buf, itup);
+			hint->leaf = InvalidBlockNumber;
+			hint->stack.depth = 0;
 			abt_release_range(ist, 0, ist->depth);
 			ist->depth = 0;
 			return;
@@ -560,12 +567,13 @@ void
 abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 {
 	AbtInsertState ist;
+	AbtPosHint	hint;
 
 	ist.rel = rel;
 	ist.info = abt_index_info(rel);
 	ist.key = key;
 	ist.depth = 0;
-	abt_place_entry(&ist, itup);
+	abt_place_entry(&ist, itup, &hint);
 }
 
 /*
@@ -616,6 +624,7 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	AbtInsertState ist;
 	IndexTuple	itup;
 	AbtKey		key;
+	AbtPosHint	hint;
 	uint64		w;
 
 	abt_require_preload();
@@ -630,11 +639,11 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	ist.depth = 0;
 	w = abt_leaf_weight(itup, ist.info->weighted);
 
-	abt_place_entry(&ist, itup);
+	abt_place_entry(&ist, itup, &hint);
 	if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE)
 		abt_path_exclusive_pass(&ist, w);
 	else
-		abt_weight_pass(rel, &key, w);
+		abt_weight_pass(rel, &key, w, &hint);
 	pfree(itup);
 	return false;
 }

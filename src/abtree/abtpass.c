@@ -34,6 +34,7 @@
 typedef struct AbtPassLevel
 {
 	Buffer		buf;			/* pinned, not locked: the page added on */
+	OffsetNumber off;			/* where the downlink was (a hint only) */
 	uint16		sid;			/* its SID just after the add */
 	uint16		rid;			/* the downlink's RID just after the add */
 	BlockNumber child;			/* the downlink's child: (child, rid) names
@@ -47,6 +48,7 @@ typedef struct AbtPass
 	uint64		w;
 	int			mode;			/* lock mode for internal pages */
 	bool		logged;			/* the index is WAL-logged */
+	const AbtPosHint *hint;		/* phase 1's positions, or NULL */
 	int			n;				/* levels added on, root side first */
 	AbtPassLevel lv[ABT_MAX_HEIGHT];
 	MvsWriter	versions;		/* the weight store's record of the adds */
@@ -83,6 +85,7 @@ abt_debug_wait(int64 key)
 void
 abt_debug_pause(int child_level)
 {
+
 	if (abt_debug_pass_pause_level >= 0 && abt_debug_pass_pause_level != child_level)
 		return;
 	abt_debug_wait(abt_debug_pass_pause);
@@ -99,6 +102,49 @@ abt_pass_drop_levels(AbtPass *pass)
 {
 	while (pass->n > 0)
 		ReleaseBuffer(pass->lv[--pass->n].buf);
+}
+
+/*
+ * The downlink to follow on the locked internal page buf.  Phase 1 found it
+ * on this page moments ago: if the page's SID has not moved since, no item
+ * of it changed (every change of an item moves the SID, the assumption the
+ * pass's checks rest on too), so the same search would give the same
+ * offset.  Issue 22: the second search was a tenth of an insert with the
+ * leaf's.  Assertion builds check the hint against the search.
+ */
+static OffsetNumber
+abt_pass_downlink(AbtPass *pass, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	for (int i = 0; pass->hint && i < pass->hint->stack.depth; i++)
+	{
+		const AbtStackEntry *e = &pass->hint->stack.e[i];
+
+		if (e->blkno == blkno && e->sid == AbtPageGetOpaque(page)->sid)
+		{
+			Assert(e->off == abt_binsrch_internal(pass->rel, pass->key, page));
+			return e->off;
+		}
+	}
+	return abt_binsrch_internal(pass->rel, pass->key, page);
+}
+
+/* The new entry on the exclusively locked leaf (hint: as above). */
+static OffsetNumber
+abt_pass_leaf_entry(AbtPass *pass, Buffer leaf)
+{
+	Page		page = BufferGetPage(leaf);
+	const AbtPosHint *hint = pass->hint;
+
+	if (hint && hint->leaf == BufferGetBlockNumber(leaf) &&
+		hint->leafsid == AbtPageGetOpaque(page)->sid)
+	{
+		Assert(hint->leafoff == abt_find_leaf_entry(pass->rel, pass->key, page));
+		return hint->leafoff;
+	}
+	return abt_find_leaf_entry(pass->rel, pass->key, page);
 }
 
 /* Add the weight on the downlink at off of the locked page buf, keep buf. */
@@ -122,6 +168,7 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 		elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(pass->rel));
 	lv = &pass->lv[pass->n++];
 	lv->buf = buf;
+	lv->off = off;
 	lv->sid = AbtPageGetOpaque(page)->sid;
 	lv->rid = aux->rid;
 	lv->child = AbtDownlinkGetChild(dl);
@@ -205,6 +252,7 @@ abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
 		ReleaseBuffer(top->buf);
 		top->buf = buf;
 	}
+	top->off = off;
 	if (top->child == p && rid == top->rid)
 	{
 		top->sid = AbtPageGetOpaque(BufferGetPage(buf))->sid;
@@ -355,7 +403,8 @@ abt_pass_lock_path(AbtPass *pass, Buffer leaf, Buffer *path)
 	for (k = 0; k < pass->n; k++)
 	{
 		stack.e[k].blkno = BufferGetBlockNumber(pass->lv[k].buf);
-		stack.e[k].off = InvalidOffsetNumber;
+		/* abt_find_downlink tries it first: no scan while nothing moved */
+		stack.e[k].off = pass->lv[k].off;
 	}
 	level_index = stack.depth - 1;
 	while (!AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(cur))))
@@ -401,7 +450,7 @@ abt_pass_finish(AbtPass *pass, Buffer leaf)
 	int			npath = 0;
 	int			k;
 
-	off = abt_find_leaf_entry(pass->rel, pass->key, BufferGetPage(leaf));
+	off = abt_pass_leaf_entry(pass, leaf);
 	if (off == InvalidOffsetNumber)
 		elog(ERROR, "abtree: new entry not found in index \"%s\"",
 			 RelationGetRelationName(pass->rel));
@@ -416,16 +465,17 @@ abt_pass_finish(AbtPass *pass, Buffer leaf)
 
 /*
  * Add w above the entry with key (already in its leaf, not valid), then
- * mark it valid.
+ * mark it valid.  hint (may be NULL): where phase 1 put it.
  */
 void
-abt_weight_pass(Relation rel, AbtKey *key, uint64 w)
+abt_weight_pass(Relation rel, AbtKey *key, uint64 w, const AbtPosHint *hint)
 {
 	AbtPass		pass;
 	Buffer		p;
 
 	pass.rel = rel;
 	pass.key = key;
+	pass.hint = hint;
 	pass.w = w;
 	pass.n = 0;
 	pass.logged = RelationNeedsWAL(rel);
@@ -459,7 +509,7 @@ restart:
 			abt_pass_finish(&pass, p);
 			return;
 		}
-		off = abt_binsrch_internal(rel, key, page);
+		off = abt_pass_downlink(&pass, p);
 		sid = opaque->sid;
 		clevel = opaque->level - 1;
 		c = ReadBuffer(rel, AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
@@ -488,6 +538,11 @@ restart:
 		}
 		abt_pass_add(&pass, p, off);
 		LockBuffer(p, BUFFER_LOCK_UNLOCK);
+		if (abt_debug_pass_error_level == clevel)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("abtree weight pass stopped after its add above level %d (abtree.debug_pass_error_level)",
+							clevel)));
 		p = c;
 	}
 }

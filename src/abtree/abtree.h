@@ -272,6 +272,7 @@ typedef struct AbtStackEntry
 {
 	BlockNumber blkno;
 	OffsetNumber off;
+	uint16		sid;			/* the page's SID when off was found */
 } AbtStackEntry;
 
 typedef struct AbtStack
@@ -291,7 +292,19 @@ extern int	abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buf
 								  OffsetNumber *offs);
 
 /* abtpass.c: the second phase of an insert */
-extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w);
+/*
+ * Where phase 1 of an insert found the entry's way and put the entry: the
+ * internal pages of its last descent and the leaf, each with the SID it had
+ * (abt_weight_pass skips the searches on pages whose SID has not moved).
+ */
+typedef struct AbtPosHint
+{
+	AbtStack	stack;
+	BlockNumber leaf;			/* InvalidBlockNumber: no hint */
+	OffsetNumber leafoff;
+	uint16		leafsid;
+} AbtPosHint;
+extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w, const AbtPosHint *hint);
 extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path,
 						   int npath, OffsetNumber *path_offs, uint64 w);
 extern void abt_debug_pause(int child_level);

@@ -73,6 +73,7 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 		child = AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
 		stack->e[stack->depth].blkno = BufferGetBlockNumber(buf);
 		stack->e[stack->depth].off = off;
+		stack->e[stack->depth].sid = opaque->sid;
 		stack->depth++;
 		if (opaque->level == 1)
 		{
