@@ -230,8 +230,9 @@ abt_follow_half(AbtInsertState *ist, int i, AbtSplitPlan *plan, Page left, Page 
 
 /*
  * Split path[i]; its parent path[i - 1] has room for the new downlink.  One
- * WAL record with images of the parent, both halves and the old right
- * sibling: the split and the downlink insert are atomic.
+ * WAL record (SPLIT: images of both halves, the parent's new downlink and
+ * the old right sibling's left-link): the split and the downlink insert
+ * are atomic.
  */
 static void
 abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
@@ -295,7 +296,7 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	for (int b = 0; b < nbufs; b++)
 		MarkBufferDirty(bufs[b]);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_pages(ABT_PAGES_SPLIT, bufs, nbufs);
+		abt_xlog_split(pe->buf, pe->off, buf, rbuf, sbuf);
 	END_CRIT_SECTION();
 
 	/* both downlinks were recomputed: so are their versions (parent held) */

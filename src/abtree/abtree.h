@@ -425,9 +425,10 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_ABT_VACUUM			0x40
 #define XLOG_ABT_MARK_VALID		0x50
 #define XLOG_PBT_FREE			0x60	/* pbtree: partitions freed (src/pbtree) */
+#define XLOG_ABT_SPLIT			0x70
 
 /* why an XLOG_ABT_PAGES record was written */
-#define ABT_PAGES_SPLIT			1
+#define ABT_PAGES_SPLIT			1	/* before the SPLIT record (issue 22) */
 #define ABT_PAGES_NEWROOT		2
 #define ABT_PAGES_FIRSTROOT		3
 #define ABT_PAGES_PBT_DIRECTORY	4	/* pbtree: a partition directory change */
@@ -436,6 +437,8 @@ extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
 extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
 extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
+extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right,
+						   Buffer sibling);
 struct AbtSketchOp;
 extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
 							Buffer *path, int npath, bool weighted,
@@ -447,11 +450,13 @@ extern void abt_redo_insert_leaf(XLogReaderState *record);
 extern void abt_redo_set_weight(XLogReaderState *record);
 extern void abt_redo_pages(XLogReaderState *record);
 extern void abt_redo_vacuum(XLogReaderState *record);
+extern void abt_redo_split(XLogReaderState *record);
 extern void abt_redo_mark_valid(XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_vacuum(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_split(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_mark_valid(StringInfo buf, XLogReaderState *record);
 extern void abt_mask(char *pagedata, BlockNumber blkno);
 

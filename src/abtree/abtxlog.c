@@ -5,8 +5,10 @@
  *
  * Small logical records for the frequent changes (a leaf insert, a weight
  * added to a downlink, entries removed by VACUUM) and full-page images for
- * the structural ones (splits, new roots), whose redo then only restores
- * images.  Redo reads no catalog.
+ * the structural ones (new roots), whose redo then only restores images.
+ * A split logs images of its two halves only: the parent's new downlink
+ * and the right sibling's left-link are logical (issue 22: the images of
+ * those two full pages were most of a split's WAL).  Redo reads no catalog.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +35,20 @@ typedef struct xl_abt_pages
 {
 	uint8		reason;			/* ABT_PAGES_* */
 } xl_abt_pages;
+
+/*
+ * SPLIT: block 0 the parent, whose downlink at off to the left half gets
+ * weight and rid and which gets the new downlink to the right half (block
+ * 0's data) at off + 1; blocks 1 and 2 the left and right halves (images);
+ * block 3, if there is one, the old right sibling, whose left-link becomes
+ * block 2.
+ */
+typedef struct xl_abt_split
+{
+	uint64		weight;
+	uint16		rid;
+	OffsetNumber off;
+} xl_abt_split;
 
 /*
  * VACUUM and MARK_VALID: block 0 is the leaf, blocks 1..npath the pages
@@ -136,6 +152,35 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_PAGES);
 	for (i = 0; i < nbufs; i++)
 		PageSetLSN(BufferGetPage(bufs[i]), lsn);
+}
+
+/* A split (abt_split_page), after the parent got the new downlink. */
+void
+abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffer sibling)
+{
+	Page		ppage = BufferGetPage(parent);
+	AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
+	IndexTuple	sep = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, OffsetNumberNext(off)));
+	xl_abt_split xlrec;
+	XLogRecPtr	lsn;
+
+	xlrec.weight = aux->weight;
+	xlrec.rid = aux->rid;
+	xlrec.off = off;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterBuffer(0, parent, REGBUF_STANDARD);
+	XLogRegisterBufData(0, (char *) sep, IndexTupleSize(sep));
+	XLogRegisterBuffer(1, left, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+	XLogRegisterBuffer(2, right, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+	if (BufferIsValid(sibling))
+		XLogRegisterBuffer(3, sibling, REGBUF_STANDARD);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SPLIT);
+	PageSetLSN(ppage, lsn);
+	PageSetLSN(BufferGetPage(left), lsn);
+	PageSetLSN(BufferGetPage(right), lsn);
+	if (BufferIsValid(sibling))
+		PageSetLSN(BufferGetPage(sibling), lsn);
 }
 
 void
@@ -331,6 +376,47 @@ abt_redo_pages(XLogReaderState *record)
 		UnlockReleaseBuffer(bufs[i]);
 }
 
+/*
+ * All four pages are locked, in the primary's order, before any is let go,
+ * as the primary held them: a reader on a standby sees the split whole.
+ */
+void
+abt_redo_split(XLogReaderState *record)
+{
+	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
+	Buffer		bufs[4];
+	BlockNumber rightblk;
+	int			nblocks = XLogRecMaxBlockId(record) + 1;
+
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(bufs[0]);
+		AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)));
+		Size		len;
+		char	   *sep = XLogRecGetBlockData(record, 0, &len);
+
+		aux->weight = xlrec->weight;
+		aux->rid = xlrec->rid;
+		if (PageAddItem(page, (Item) sep, len, OffsetNumberNext(xlrec->off),
+						false, false) == InvalidOffsetNumber)
+			elog(PANIC, "abtree redo: failed to add a split's downlink");
+		AbtPageGetOpaque(page)->sid++;
+		abt_redo_finish(record, bufs[0]);
+	}
+	for (int i = 1; i <= 2; i++)
+		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
+			elog(PANIC, "abtree redo: split image %d missing", i);
+	XLogRecGetBlockTag(record, 2, NULL, NULL, &rightblk);
+	if (nblocks > 3 && XLogReadBufferForRedo(record, 3, &bufs[3]) == BLK_NEEDS_REDO)
+	{
+		AbtPageGetOpaque(BufferGetPage(bufs[3]))->prev = rightblk;
+		abt_redo_finish(record, bufs[3]);
+	}
+	for (int i = 0; i < nblocks; i++)
+		if (BufferIsValid(bufs[i]))
+			UnlockReleaseBuffer(bufs[i]);
+}
+
 void
 abt_redo_vacuum(XLogReaderState *record)
 {
@@ -397,6 +483,20 @@ abt_desc_pages(StringInfo buf, XLogReaderState *record)
 
 	appendStringInfo(buf, "%s:", abt_pages_reason(xlrec->reason));
 	for (i = 0; i <= XLogRecMaxBlockId(record); i++)
+	{
+		appendStringInfoChar(buf, ' ');
+		abt_desc_block(buf, record, i);
+	}
+}
+
+void
+abt_desc_split(StringInfo buf, XLogReaderState *record)
+{
+	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
+
+	appendStringInfo(buf, "downlink at %u: weight " UINT64_FORMAT ", rid %u;",
+					 xlrec->off, xlrec->weight, xlrec->rid);
+	for (int i = 0; i <= XLogRecMaxBlockId(record); i++)
 	{
 		appendStringInfoChar(buf, ' ');
 		abt_desc_block(buf, record, i);
