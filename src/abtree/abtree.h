@@ -506,8 +506,15 @@ typedef struct AbtSketchCol
 	ChllView	view;
 	bool		changed;
 	uint8		dirty[(1 << ABT_SKETCH_LOG2M) / 8];	/* changed buckets */
+	uint8		hdr_before[24];	/* CHLL_HEADER_SIZE: the header at lock time */
+	int			snap_bucket;	/* the bucket saved in bucket_before, or -1 */
+	uint8		bucket_before[4 + 32];	/* CHLL_BUCKET_SIZE */
+	/* from here on written before read (not cleared per operation) */
 	uint16		idx[ABT_SKETCH_NCHUNKS][ABT_SKETCH_PER_CHUNK + 1];	/* count, then indexes */
-	uint16		head_range[2];	/* changed overflow entries [lo, hi) */
+	/* WAL data (abt_sketch_xlog_register): runs built here */
+	uint8		head_runs[1 + 2 * 24 + 4 + 4];
+	uint8		bucket_runs[1 + 2 * (4 + 32) + 4];
+	uint16		full_runs[1 << ABT_SKETCH_LOG2M][2];	/* (offset, length) */
 } AbtSketchCol;
 
 typedef struct AbtSketchOp	/* also declared above, for abtxlog.c */
