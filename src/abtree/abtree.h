@@ -392,6 +392,25 @@ typedef struct AbtDraw
 } AbtDraw;
 extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
 							 AbtDraw *draws, int n);
+/*
+ * How many variates the next abt_sample_batch call of a sampler should get,
+ * given the last call's: issue 22 found that under heavy inserts a whole
+ * batch can be rejected, because the time between reading a page and its
+ * children grows with the batch, and so do the chances that an insert
+ * lands in between and makes a child heavier than the downlink read.  A
+ * call that has more than half of its draws rejected quarters the next one
+ * (down to single descents, whose window is a page visit); one without
+ * rejections doubles it again, up to cap.
+ */
+static inline int
+abt_sample_round(int round, int tried, int accepted, int cap)
+{
+	if (accepted * 2 < tried)
+		return Max(round / 4, 1);
+	if (accepted == tried)
+		return Min(round * 2, cap);
+	return round;
+}
 extern uint64 abt_total_weight(Relation rel);
 extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);

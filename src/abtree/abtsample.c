@@ -183,7 +183,9 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int64		rejects = 0;
 	int32		done = 0;
-	AbtDraw    *draws = palloc(sizeof(AbtDraw) * Min(Max(n, 1), ABT_SAMPLE_BATCH));
+	int			cap = Min(Max(n, 1), ABT_SAMPLE_BATCH);
+	int			round = cap;
+	AbtDraw    *draws = palloc(sizeof(AbtDraw) * cap);
 	MvsReader	rd;
 
 	/* draw as the statement's snapshot sees the index */
@@ -192,7 +194,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	while (done < n)
 	{
-		int			want = Min(n - done, ABT_SAMPLE_BATCH);
+		int			want = Min(n - done, round);
 		int			got;
 
 		CHECK_FOR_INTERRUPTS();
@@ -209,7 +211,13 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		}
 		done += got;
 		rejects += want - got;
-		if (rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
+		round = abt_sample_round(round, want, got, cap);
+
+		/*
+		 * Judge the rejections of single descents only: the rejections of
+		 * larger calls can be the batch's own (abt_sample_round).
+		 */
+		if (want == 1 && rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
 		{
 			/* nothing to draw: no samples, no error */
 			if (done == 0 && !abt_range_has_weight(rel, range, &rd))

@@ -321,8 +321,15 @@ swr_draw_batch(SwrScanState *st)
 	{
 		while (nbatch < want && !st->exhausted)
 		{
+			int			tried = Min(want - nbatch, st->round);
+			int64		tree_rejects = st->cur.tree_rejects;
+
 			CHECK_FOR_INTERRUPTS();
-			nbatch += swr_attempt(st, nbatch, want - nbatch);
+			nbatch += swr_attempt(st, nbatch, tried);
+			/* only the tree's rejections can come from the round's size */
+			st->round = abt_sample_round(st->round, tried,
+										 tried - (int) (st->cur.tree_rejects - tree_rejects),
+										 st->batchmax);
 			if (nbatch < want && swr_too_many_rejects(st, nbatch))
 				nbatch = 0;
 		}

@@ -257,6 +257,7 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 										 ALLOCSET_SMALL_SIZES);
 	swr_open_tables(st, estate);
 	st->batchmax = swr_batch_max(st);
+	st->round = st->batchmax;
 	st->scancxt = CurrentMemoryContext;
 	st->owed = -1;				/* started by the first call */
 }

@@ -87,6 +87,7 @@ typedef struct SwrScanState
 	int			batchmax;		/* draws per batch whose rows fit work_mem */
 	int64		batches;		/* made in every loop, for EXPLAIN ANALYZE */
 	int			batchcap;
+	int			round;			/* draws per abt_sample_batch call (abt_sample_round) */
 	int			nbatch;
 	int			pos;
 } SwrScanState;
