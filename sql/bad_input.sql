@@ -92,6 +92,7 @@ INSERT INTO bad_case (area, sql) VALUES
 ('verify', $$SELECT abtree_verify(NULL)$$),
 ('verify', $$SELECT abtree_verify('bad_t_k', NULL, NULL)$$),
 ('verify', $$SELECT abtree_verify('bad_t_k', true, NULL)$$),
+('verify', $$SELECT abtree_verify('bad_t_k', NULL)$$),
 ('verify', $$SELECT abtree_verify('bad_t_k', true, false)$$),
 ('verify', $$SELECT abtree_verify('bad_w_kw', true, true)$$),
 ('verify', $$SELECT abtree_verify('bad_empty_k', true, true)$$),

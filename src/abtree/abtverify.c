@@ -422,14 +422,20 @@ abtree_verify(PG_FUNCTION_ARGS)
 	bool		heapallindexed;
 	LOCKMODE	lockmode;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("abtree_verify: arguments must not be null")));
+				 errmsg("abtree_verify: index and heapallindexed must not be null")));
 	heapallindexed = PG_GETARG_BOOL(1);
 	memset(&vs, 0, sizeof(vs));
 	vs.weights = true;
-	vs.exact = PG_GETARG_BOOL(2);
+
+	/*
+	 * exact NULL (the default): the light check, next to writers, unless the
+	 * heap check asks for exact mode (as amcheck, whose default check takes
+	 * only AccessShareLock; issue 25, item 2).
+	 */
+	vs.exact = PG_ARGISNULL(2) ? heapallindexed : PG_GETARG_BOOL(2);
 	if (heapallindexed && !vs.exact)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -22,9 +22,11 @@ LANGUAGE C VOLATILE PARALLEL SAFE ROWS 1000;
 
 -- Checks the structure and the weights of an abtree index, amcheck style.
 -- exact: downlink weights must equal the weight below (takes a ShareLock,
--- which waits for and blocks writers); false: at least that (AccessShareLock).
+-- which waits for and blocks writers); false: at least that (AccessShareLock,
+-- next to running writers).  NULL (the default): exact with heapallindexed,
+-- which needs it, else not: the light check unless asked (issue 25, item 2).
 CREATE FUNCTION abtree_verify(index regclass, heapallindexed boolean DEFAULT false,
-							  exact boolean DEFAULT true)
+							  exact boolean DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'abtree_verify'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
