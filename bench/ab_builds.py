@@ -74,6 +74,8 @@ def ab_args(doc, name):
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--name", default=name)
     ap.add_argument("--work", default="/var/tmp/abtree-ab")
+    ap.add_argument("--purpose", default=None,
+                    help="what the A/B measures (report title); default: issue 20's question")
     return ap.parse_args()
 
 
@@ -126,16 +128,23 @@ def write_report(args, revs, results, started, minutes):
     a, b = revs
     clients = sorted({c for r in results[a] for (c, _) in r})
     variants = ("safe_page", "page_exclusive", "path_exclusive")
-    lines = [f"# {args.name}: what MARK_VALID's exclusive path costs inserts", "",
-             f"Two builds, `{a}` (A: before issue 20's fix, MARK_VALID registered the pages the "
-             f"pass added on without locking them) and `{b}` (B: the fix, MARK_VALID locks the "
-             "leaf's current path up to the root exclusively and registers it normally), each "
-             "running `bench/run --quick weight_protocols` (200K-row A, batches of 100 random "
+    if args.purpose:
+        title = args.purpose
+        builds = f"Two builds, `{a}` (A) and `{b}` (B), each "
+    else:
+        title = "what MARK_VALID's exclusive path costs inserts"
+        builds = (f"Two builds, `{a}` (A: before issue 20's fix, MARK_VALID registered the pages "
+                  f"the pass added on without locking them) and `{b}` (B: the fix, MARK_VALID "
+                  "locks the leaf's current path up to the root exclusively and registers it "
+                  "normally), each ")
+    purpose = f" --name {args.name} --purpose '{args.purpose}'" if args.purpose else ""
+    lines = [f"# {args.name}: {title}", "",
+             builds + "running `bench/run --quick weight_protocols` (200K-row A, batches of 100 random "
              "rows, 1-8 pgbench clients, everything in shared_buffers), alternating A, B, A, B "
              f"for {args.rounds} rounds. Every ratio to nbtree is against the nbtree of the same "
              "run; B/A compares the medians over the rounds of each build's own ratio to nbtree, "
              "so that drift of the machine between runs cancels.", "",
-             f"Produced by `bench/ab_builds.py {args.rev_a} {args.rev_b} --rounds {args.rounds}` "
+             f"Produced by `bench/ab_builds.py {args.rev_a} {args.rev_b} --rounds {args.rounds}{purpose}` "
              f"on {started:%Y-%m-%d %H:%M} UTC in {minutes:.0f} minutes, PostgreSQL from "
              f"`{PG_CONFIG}`, release builds. The machine has 2 cores.", "",
              "| clients | variant | A rows/s (median) | A vs nbtree | B rows/s (median) | "
@@ -170,7 +179,7 @@ def write_report(args, revs, results, started, minutes):
         ax.set_xticks(clients)
         ax.set_xticklabels([str(c) for c in clients])
         ax.legend(fontsize=7)
-        ax.set_title("MARK_VALID's exclusive path: inserts vs nbtree")
+        ax.set_title(title if args.purpose else "MARK_VALID's exclusive path: inserts vs nbtree")
 
     save_report(args.name, lines, draw)
 
