@@ -181,7 +181,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 				AbtSampleRange *range)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int64		rejects = 0;
+	int64		rejects = 0;	/* of single descents (see below) */
 	int32		done = 0;
 	int			cap = Min(Max(n, 1), ABT_SAMPLE_BATCH);
 	int			round = cap;
@@ -210,13 +210,16 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 		}
 		done += got;
-		rejects += want - got;
 		round = abt_sample_round(round, want, got, cap);
 
 		/*
-		 * Judge the rejections of single descents only: the rejections of
-		 * larger calls can be the batch's own (abt_sample_round).
+		 * Count and judge the rejections of single descents only: those of
+		 * larger calls can be the batch's own (abt_sample_round), and under
+		 * heavy inserts they can outnumber the draws many times over before
+		 * the calls have shrunk.
 		 */
+		if (want == 1)
+			rejects += 1 - got;
 		if (want == 1 && rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
 		{
 			/* nothing to draw: no samples, no error */
