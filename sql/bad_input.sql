@@ -656,6 +656,7 @@ INSERT INTO bad_case (area, sql) VALUES
 ('guc', $$SET abtree.debug_pass_error_level = -2$$),
 ('guc', $$SET abtree.debug_pass_error_level = 65$$),
 ('guc', $$SET abtree.debug_pass_error_level = 'root'$$),
+('guc', $$SELECT set_config('abtree.debug_pass_error_level', NULL, false)$$),
 ('guc', $$SET abtree.mvstore = 'maybe'$$),
 ('guc', $$SET abtree.mvstore = off; INSERT INTO bad_t VALUES (1000, 1); SELECT count(*) FROM bad_t TABLESAMPLE swr(5)$$),
 ('guc', $$SELECT set_config('abtree.mvstore', NULL, false)$$),
