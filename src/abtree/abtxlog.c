@@ -360,49 +360,68 @@ abt_redo_mark_valid(XLogReaderState *record)
 	abt_redo_release(record, bufs);
 }
 
+/*
+ * Redo locks a record's pages in the order the primary's writer did, bottom
+ * up: a split's halves and the old right sibling before the parent.  A
+ * standby's readers can hold a child and ask for its parent
+ * (abtree_verify's at-least mode, abt_downlink_caught_up): the startup
+ * process holding the parent while it waits for that child would wait for
+ * ever, and so would the reader (buffer locks have no deadlock detection).
+ * Registration order is the record's layout (block 0 is a split's parent),
+ * not the lock order.
+ */
 void
 abt_redo_pages(XLogReaderState *record)
 {
+	xl_abt_pages *xlrec = (xl_abt_pages *) XLogRecGetData(record);
 	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
+	int			nblocks = XLogRecMaxBlockId(record) + 1;
 	int			i;
 
-	/* lock all, in the original order, before releasing any */
-	for (i = 0; i <= XLogRecMaxBlockId(record); i++)
+	/* lock all, in the primary's order, before releasing any */
+	for (i = 0; i < nblocks; i++)
 	{
-		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
-			elog(PANIC, "abtree redo: page image %d missing", i);
+		/* an old split record: parent, halves, sibling; the parent last */
+		int			block = xlrec->reason == ABT_PAGES_SPLIT ? (i + 1) % nblocks : i;
+
+		if (XLogReadBufferForRedo(record, block, &bufs[block]) != BLK_RESTORED)
+			elog(PANIC, "abtree redo: page image %d missing", block);
 	}
-	for (i = 0; i <= XLogRecMaxBlockId(record); i++)
+	for (i = 0; i < nblocks; i++)
 		UnlockReleaseBuffer(bufs[i]);
 }
 
+/* the parent's new downlink, the old one's new weight and RID */
+static void
+abt_redo_split_parent(XLogReaderState *record, Buffer buf)
+{
+	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
+	Page		page = BufferGetPage(buf);
+	AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)));
+	Size		len;
+	char	   *sep = XLogRecGetBlockData(record, 0, &len);
+
+	aux->weight = xlrec->weight;
+	aux->rid = xlrec->rid;
+	if (PageAddItem(page, (Item) sep, len, OffsetNumberNext(xlrec->off),
+					false, false) == InvalidOffsetNumber)
+		elog(PANIC, "abtree redo: failed to add a split's downlink");
+	AbtPageGetOpaque(page)->sid++;
+	abt_redo_finish(record, buf);
+}
+
 /*
- * All four pages are locked, in the primary's order, before any is let go,
- * as the primary held them: a reader on a standby sees the split whole.
+ * All pages are locked, halves and sibling first and then the parent (the
+ * primary's order, see above), before any is let go, as the primary held
+ * them: a reader on a standby sees the split whole.
  */
 void
 abt_redo_split(XLogReaderState *record)
 {
-	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
 	Buffer		bufs[4];
 	BlockNumber rightblk;
 	int			nblocks = XLogRecMaxBlockId(record) + 1;
 
-	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(bufs[0]);
-		AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)));
-		Size		len;
-		char	   *sep = XLogRecGetBlockData(record, 0, &len);
-
-		aux->weight = xlrec->weight;
-		aux->rid = xlrec->rid;
-		if (PageAddItem(page, (Item) sep, len, OffsetNumberNext(xlrec->off),
-						false, false) == InvalidOffsetNumber)
-			elog(PANIC, "abtree redo: failed to add a split's downlink");
-		AbtPageGetOpaque(page)->sid++;
-		abt_redo_finish(record, bufs[0]);
-	}
 	for (int i = 1; i <= 2; i++)
 		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
 			elog(PANIC, "abtree redo: split image %d missing", i);
@@ -412,6 +431,8 @@ abt_redo_split(XLogReaderState *record)
 		AbtPageGetOpaque(BufferGetPage(bufs[3]))->prev = rightblk;
 		abt_redo_finish(record, bufs[3]);
 	}
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+		abt_redo_split_parent(record, bufs[0]);
 	for (int i = 0; i < nblocks; i++)
 		if (BufferIsValid(bufs[i]))
 			UnlockReleaseBuffer(bufs[i]);
