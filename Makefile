@@ -56,6 +56,7 @@ OBJS = \
 	src/swr/swr_fetch.o \
 	src/swr/swr_estimate.o \
 	src/swr/swr_index.o \
+	src/swr/swr_agg_check.o \
 	src/swr/swr_plan.o \
 	src/swr/swr_scan.o \
 	src/swr/swr_stats.o \

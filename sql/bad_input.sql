@@ -484,6 +484,9 @@ INSERT INTO bad_case (area, sql) VALUES
 ('swr stats', $$SELECT abtree_swr_stats_reset(1)$$),
 -- swr estimates: aggregates, and their state functions called directly
 ('swr estimate', $$SELECT (swr_avg(x)).estimate FROM (VALUES (1.0), (3.0)) v(x)$$),
+('swr estimate', $$SELECT (swr_avg(k)).estimate FROM bad_w TABLESAMPLE swr(10)$$),
+('swr estimate', $$SELECT (swr_count(k > 0, 1, 100)).estimate FROM bad_w TABLESAMPLE swr(10)$$),
+('swr estimate', $$SELECT (swr_sum(k, w, 100)).estimate FROM bad_t TABLESAMPLE swr(10)$$),
 ('swr estimate', $$SELECT (swr_avg(x)).sample_rows FROM (VALUES (NULL::float8)) v(x)$$),
 ('swr estimate', $$SELECT (swr_avg(x)).estimate FROM (VALUES (1.0)) v(x) WHERE false$$),
 ('swr estimate', $$SELECT (swr_avg(x)).estimate FROM (VALUES ('NaN'::float8), (1)) v(x)$$),

@@ -66,6 +66,7 @@ _PG_init(void)
 	abt_install_planner_hooks();
 	abt_install_utility_hook();
 	swr_install_planner_hook();
+	swr_install_executor_hook();
 	swr_citus_install_hook();
 	mvs_register_gc_worker();
 	pbt_install_hooks();

@@ -70,6 +70,9 @@ extern char *swr_describe(Relation index);
 /* swr_plan.c */
 extern void swr_install_planner_hook(void);
 
+/* swr_agg_check.c */
+extern void swr_install_executor_hook(void);
+
 /* swr_citus.c */
 extern void swr_citus_install_hook(void);
 extern bool swr_citus_needs_rounds(Oid relid);
