@@ -81,4 +81,55 @@ CREATE INDEX rg_bt ON rg (k);
 SELECT abtree_range_weight('rg_bt', 1, 2);
 SELECT abtree_range_weight(0, 1, 2);
 
+-- A partitioned abtree index (issue 25, item 7): abtree_range_weight and
+-- abtree_sketch add up its leaf partitions (two levels here, and a
+-- default partition), with the partitioned table's privileges; the other
+-- functions say what the index is and what to do.
+CREATE TABLE rgp (k int, w int) PARTITION BY RANGE (k);
+CREATE TABLE rgp_lo PARTITION OF rgp FOR VALUES FROM (0) TO (1000);
+CREATE TABLE rgp_hi PARTITION OF rgp FOR VALUES FROM (1000) TO (3000) PARTITION BY RANGE (k);
+CREATE TABLE rgp_hi1 PARTITION OF rgp_hi FOR VALUES FROM (1000) TO (2000);
+CREATE TABLE rgp_hi2 PARTITION OF rgp_hi FOR VALUES FROM (2000) TO (2500);
+CREATE TABLE rgp_rest PARTITION OF rgp DEFAULT;
+INSERT INTO rgp SELECT g % 4000, 1 + g % 3 FROM generate_series(1, 8000) g WHERE g % 4000 NOT BETWEEN 2500 AND 2999;
+CREATE INDEX rgp_k ON rgp USING abtree (k);
+CREATE INDEX rgp_kw ON rgp USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+SELECT abtree_range_weight('rgp_k', NULL::int, NULL) AS all_rows,
+       abtree_range_weight('rgp_k', 500, 2500) AS rows_500_2500,
+       (SELECT count(*) FROM rgp WHERE k BETWEEN 500 AND 2500) AS counted,
+       abtree_range_weight('rgp_kw', 500, 2500) AS weight_500_2500,
+       (SELECT sum(w) FROM rgp WHERE k BETWEEN 500 AND 2500) AS summed;
+-- the same as adding up the partitions' indexes by hand
+SELECT sum(abtree_range_weight(i.relid, 500, 2500)) AS by_hand
+  FROM pg_partition_tree('rgp_k') i WHERE i.isleaf;
+-- visible_only through each partition's weight store
+SELECT abtree_range_weight('rgp_k', 500, 2500, visible_only => true) AS visible;
+-- the union of the partitions' sketches (3500 distinct keys) is the
+-- sketch of the whole column
+SELECT round((chll_estimate(abtree_sketch('rgp_k', 1)) / 3500)::numeric, 1) AS ratio,
+       chll_estimate(abtree_sketch('rgp_k', 1)) =
+         (SELECT chll_estimate(chll_agg(k)) FROM rgp) AS same_as_whole_column;
+SELECT abtree_sketch('rgp_k', 2);
+-- the others refuse, with the way out
+SELECT * FROM abtree_stats('rgp_k');
+-- a foreign partition has no index: its rows would be missing from a sum
+CREATE FOREIGN DATA WRAPPER rg_fdw;
+CREATE SERVER rg_srv FOREIGN DATA WRAPPER rg_fdw;
+CREATE FOREIGN TABLE rgp_far PARTITION OF rgp_hi FOR VALUES FROM (2500) TO (3000) SERVER rg_srv;
+SELECT abtree_range_weight('rgp_k', NULL::int, NULL);
+DROP FOREIGN TABLE rgp_far;
+DROP SERVER rg_srv;
+DROP FOREIGN DATA WRAPPER rg_fdw;
+-- the partitioned table's privileges decide
+CREATE ROLE regress_rg_reader;
+SET ROLE regress_rg_reader;
+SELECT abtree_range_weight('rgp_k', NULL::int, NULL);
+RESET ROLE;
+GRANT SELECT ON rgp TO regress_rg_reader;
+SET ROLE regress_rg_reader;
+SELECT abtree_range_weight('rgp_k', NULL::int, NULL);
+RESET ROLE;
+DROP TABLE rgp;
+DROP ROLE regress_rg_reader;
+
 DROP TABLE rg, rg_empty;

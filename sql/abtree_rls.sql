@@ -155,6 +155,16 @@ SELECT tablename, indexname, sketch_ndistinct FROM abtree_column_ndistinct
 RESET ROLE;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
+-- the sums over a partitioned index's partitions obey the partitioned
+-- table's policies (issue 25, item 7)
+ALTER TABLE rls_part ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON rls_part TO regress_abt_alice;
+SET ROLE regress_abt_alice;
+SELECT count(*) FROM rls_part;
+SELECT abtree_range_weight('rls_part_v', NULL::int, NULL);
+SELECT abtree_sketch('rls_part_v', 1) IS NULL;
+RESET ROLE;
+SELECT abtree_range_weight('rls_part_v', NULL::int, NULL);
 
 REVOKE EXECUTE ON FUNCTION abtree_verify(regclass, boolean, boolean), pbtree_verify(regclass, boolean),
   abtree_mvstore_check(regclass) FROM regress_abt_alice, regress_abt_bob;

@@ -238,6 +238,42 @@ abt_range_weight_over_shards(FunctionCallInfo fcinfo, Oid type, bool visible_onl
 	PG_RETURN_DATUM(sum);
 }
 
+/*
+ * abtree_range_weight on a partitioned abtree index: the sum over its leaf
+ * partitions' indexes, each as the same call on it would answer.
+ * *partitioned is false if index is not a partitioned abtree index.
+ */
+static Datum
+abt_range_weight_over_partitions(FunctionCallInfo fcinfo, Oid type, bool visible_only,
+								 bool *partitioned)
+{
+	List	   *indexes = abt_open_partition_indexes(PG_GETARG_OID(0), AccessShareLock);
+	Datum		sum = abt_uint64_numeric(0);
+	ListCell   *lc;
+
+	*partitioned = indexes != NIL;
+	foreach(lc, indexes)
+	{
+		Relation	rel = (Relation) lfirst(lc);
+		MvsReader	rd;
+		uint64		w;
+
+		if (visible_only)
+		{
+			mvs_reader_init(&rd, rel, GetActiveSnapshot());
+			rd.active = true;
+		}
+		w = abt_range_weight(rel, type,
+							 PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+							 PG_GETARG_BOOL(3),
+							 PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2),
+							 PG_GETARG_BOOL(4), visible_only ? &rd : NULL);
+		sum = DirectFunctionCall2(numeric_add, sum, abt_uint64_numeric(w));
+		index_close(rel, AccessShareLock);
+	}
+	return sum;
+}
+
 PG_FUNCTION_INFO_V1(abtree_range_weight);
 
 /*
@@ -274,6 +310,15 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 		type = get_fn_expr_argtype(fcinfo->flinfo, 2);
 	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
 		return abt_range_weight_over_shards(fcinfo, type, visible_only);
+	if (get_rel_relkind(PG_GETARG_OID(0)) == RELKIND_PARTITIONED_INDEX)
+	{
+		bool		partitioned;
+		Datum		sum = abt_range_weight_over_partitions(fcinfo, type, visible_only,
+														   &partitioned);
+
+		if (partitioned)
+			PG_RETURN_DATUM(sum);
+	}
 	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
 	if (visible_only)
 	{

@@ -418,6 +418,7 @@ extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *a
 								  AclMode mode);
 extern Relation abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode,
 										const char *amname, AclMode mode);
+extern List *abt_open_partition_indexes(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 

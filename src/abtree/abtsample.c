@@ -35,6 +35,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "catalog/index.h"
+#include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
 
 /* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
@@ -91,7 +92,7 @@ abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode, const char *amname, Acl
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is a partitioned %s index", RelationGetRelationName(rel), amname),
-				 errdetail("A partitioned index has no entries of its own; each partition has its index."),
+				 errdetail("A partitioned index has no entries of its own; each partition has its index. abtree_range_weight and abtree_sketch add up the partitions by themselves."),
 				 errhint("Call the function on the partitions' indexes: SELECT relid FROM pg_partition_tree('%s') WHERE isleaf;",
 						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													RelationGetRelationName(rel)))));
@@ -109,6 +110,55 @@ abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode, const char *amname, Acl
 	if (mode & ACL_SELECT)
 		abt_refuse_under_rls(heapoid);
 	return rel;
+}
+
+/*
+ * The indexes of the leaf partitions of partitioned abtree index indexoid,
+ * opened with lockmode, for the functions whose answer is a sum (or union)
+ * over the partitions: abtree_range_weight, abtree_sketch.  Privileges and
+ * policies are the partitioned table's, as for a query on it.  NIL if
+ * indexoid is not a partitioned abtree index.  A foreign partition has no
+ * index, and a sum without its rows would be wrong: ERROR.
+ */
+List *
+abt_open_partition_indexes(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	parent;
+	Oid			heapoid;
+	AclResult	aclresult;
+	List	   *indexes = NIL;
+	ListCell   *lc;
+
+	abt_require_preload();
+	parent = try_relation_open(indexoid, lockmode);
+	if (parent == NULL)
+		return NIL;
+	if (parent->rd_rel->relkind != RELKIND_PARTITIONED_INDEX ||
+		parent->rd_rel->relam != get_index_am_oid("abtree", false))
+	{
+		relation_close(parent, lockmode);
+		return NIL;
+	}
+	heapoid = parent->rd_index->indrelid;
+	aclresult = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapoid));
+	abt_refuse_under_rls(heapoid);
+
+	foreach(lc, find_all_inheritors(heapoid, AccessShareLock, NULL))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("partition \"%s\" of \"%s\" is a foreign table, which has no abtree index",
+							get_rel_name(lfirst_oid(lc)), get_rel_name(heapoid)),
+					 errdetail("A sum over the partitions' indexes of \"%s\" would leave its rows out.",
+							   RelationGetRelationName(parent)),
+					 errhint("Call the function on the other partitions' indexes one by one.")));
+	foreach(lc, find_all_inheritors(indexoid, lockmode, NULL))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
+			indexes = lappend(indexes, index_open(lfirst_oid(lc), NoLock));
+	relation_close(parent, lockmode);
+	return indexes;
 }
 
 /* The PRNG of a sampling call: seeded from seed, or randomly if null. */

@@ -814,29 +814,19 @@ abt_sketch_over_shards(FunctionCallInfo fcinfo)
 }
 
 /*
- * abtree_sketch(index, key_column): a copy of the index's sketch of its
- * key column key_column (from 1) as a chll value; NULL if it keeps none.
+ * Column col's sketch in rel as a chll value, or NULL if it keeps none;
+ * name is the index the caller asked for (a partition's parent).
  */
-Datum
-abtree_sketch(PG_FUNCTION_ARGS)
+static bytea *
+abt_sketch_bytea(Relation rel, int32 col, const char *name)
 {
-	Relation	rel;
-	int32		col;
 	uint8	   *sk;
 	bytea	   *result = NULL;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("abtree_sketch: arguments must not be null")));
-	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
-		return abt_sketch_over_shards(fcinfo);
-	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
-	col = PG_GETARG_INT32(1);
 	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("index \"%s\" has no key column %d", RelationGetRelationName(rel), col),
+				 errmsg("index \"%s\" has no key column %d", name, col),
 				 errhint("Key columns are numbered from 1 to %d.",
 						 IndexRelationGetNumberOfKeyAttributes(rel))));
 	sk = abt_sketch_copy(rel, col - 1);
@@ -849,7 +839,64 @@ abtree_sketch(PG_FUNCTION_ARGS)
 		memcpy(VARDATA(result), sk, len);
 		pfree(sk);
 	}
-	relation_close(rel, AccessShareLock);
+	return result;
+}
+
+/*
+ * abtree_sketch on a partitioned abtree index: the union of its leaf
+ * partitions' sketches (disjoint rows, as for shards); NULL if any keeps
+ * none, since the union would then leave rows out.
+ */
+static bytea *
+abt_sketch_over_partitions(List *indexes, int32 col, const char *name)
+{
+	Datum		acc = (Datum) 0;
+	bool		missing = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	rel = (Relation) lfirst(lc);
+		bytea	   *sk = abt_sketch_bytea(rel, col, name);
+
+		if (sk == NULL)
+			missing = true;
+		else if (acc == (Datum) 0)
+			acc = PointerGetDatum(sk);
+		else
+			acc = DirectFunctionCall2(chll_union, acc, PointerGetDatum(sk));
+		index_close(rel, AccessShareLock);
+	}
+	return missing || acc == (Datum) 0 ? NULL : DatumGetByteaPP(acc);
+}
+
+/*
+ * abtree_sketch(index, key_column): a copy of the index's sketch of its
+ * key column key_column (from 1) as a chll value; NULL if it keeps none.
+ */
+Datum
+abtree_sketch(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	bytea	   *result;
+	List	   *parts;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_sketch: arguments must not be null")));
+	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
+		return abt_sketch_over_shards(fcinfo);
+	if (get_rel_relkind(PG_GETARG_OID(0)) == RELKIND_PARTITIONED_INDEX &&
+		(parts = abt_open_partition_indexes(PG_GETARG_OID(0), AccessShareLock)) != NIL)
+		result = abt_sketch_over_partitions(parts, PG_GETARG_INT32(1),
+											get_rel_name(PG_GETARG_OID(0)));
+	else
+	{
+		rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+		result = abt_sketch_bytea(rel, PG_GETARG_INT32(1), RelationGetRelationName(rel));
+		relation_close(rel, AccessShareLock);
+	}
 	if (result == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_BYTEA_P(result);
