@@ -294,7 +294,9 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 	MvsReader	rd;
 	bool		visible_only = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 
-	abt_require_preload();
+	/* only the weight store (shared memory) needs the preload */
+	if (visible_only)
+		abt_require_preload();
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -319,7 +321,7 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 		if (partitioned)
 			PG_RETURN_DATUM(sum);
 	}
-	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	rel = abt_open_index_for_reading(PG_GETARG_OID(0), AccessShareLock);
 	if (visible_only)
 	{
 		/* as if abtree.mvstore were on: the caller asked for it */

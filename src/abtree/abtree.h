@@ -419,6 +419,7 @@ extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *a
 extern Relation abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode,
 										const char *amname, AclMode mode);
 extern List *abt_open_partition_indexes(Oid indexoid, LOCKMODE lockmode);
+extern Relation abt_open_index_for_reading(Oid indexoid, LOCKMODE lockmode);
 struct pg_prng_state;
 extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed);
 

@@ -63,7 +63,10 @@ abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 Relation
 abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode mode)
 {
-	Relation	rel = abt_open_am_index_shell(indexoid, lockmode, amname, mode);
+	Relation	rel;
+
+	abt_require_preload();
+	rel = abt_open_am_index_shell(indexoid, lockmode, amname, mode);
 
 	/* a Citus table's rows, and its index's entries, are in its shards */
 	abt_refuse_citus_shell(rel, rel->rd_index->indrelid);
@@ -71,8 +74,24 @@ abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode m
 }
 
 /*
+ * Open an abtree index for a function that only reads its pages
+ * (abtree_stats, abtree_sketch, abtree_range_weight without the weight
+ * store): these work without the preload, which only WAL and shared memory
+ * need (README, "Preloading").
+ */
+Relation
+abt_open_index_for_reading(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel = abt_open_am_index_shell(indexoid, lockmode, "abtree", ACL_SELECT);
+
+	abt_refuse_citus_shell(rel, rel->rd_index->indrelid);
+	return rel;
+}
+
+/*
  * abt_open_am_index, also for the index of a Citus table's shell, for the
- * functions that go on to ask the shards (abtree_range_weight).
+ * functions that go on to ask the shards (abtree_range_weight), and without
+ * the preload check, which the callers make where they need it.
  */
 Relation
 abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode, const char *amname, AclMode mode)
@@ -81,7 +100,6 @@ abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode, const char *amname, Acl
 	Oid			heapoid;
 	AclResult	aclresult;
 
-	abt_require_preload();
 	rel = try_relation_open(indexoid, lockmode);
 	if (rel == NULL)
 		ereport(ERROR,
@@ -129,7 +147,6 @@ abt_open_partition_indexes(Oid indexoid, LOCKMODE lockmode)
 	List	   *indexes = NIL;
 	ListCell   *lc;
 
-	abt_require_preload();
 	parent = try_relation_open(indexoid, lockmode);
 	if (parent == NULL)
 		return NIL;

@@ -497,7 +497,7 @@ abtbeginscan(Relation rel, int nkeys, int norderbys)
 	IndexScanDesc scan;
 	AbtScanOpaque so;
 
-	abt_require_preload();
+	/* reading needs no WAL and no shared memory: no preload check */
 	scan = RelationGetIndexScan(rel, nkeys, norderbys);
 	so = palloc0(sizeof(AbtScanOpaqueData));
 	so->buf = InvalidBuffer;

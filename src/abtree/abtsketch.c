@@ -893,7 +893,7 @@ abtree_sketch(PG_FUNCTION_ARGS)
 											get_rel_name(PG_GETARG_OID(0)));
 	else
 	{
-		rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+		rel = abt_open_index_for_reading(PG_GETARG_OID(0), AccessShareLock);
 		result = abt_sketch_bytea(rel, PG_GETARG_INT32(1), RelationGetRelationName(rel));
 		relation_close(rel, AccessShareLock);
 	}

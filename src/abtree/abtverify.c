@@ -521,7 +521,7 @@ abtree_stats(PG_FUNCTION_ARGS)
 				 errmsg("abtree_stats: index must not be null")));
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	rel = abt_open_index_for_reading(PG_GETARG_OID(0), AccessShareLock);
 	abt_read_meta(rel, &meta);
 	height = meta.root == InvalidBlockNumber ? 0 : meta.level + 1;
 

@@ -25,7 +25,8 @@ SELECT n.nspname AS schemaname,
        s.exact AS sketch_exact,
        CASE WHEN ps.n_distinct < 0 THEN round(-ps.n_distinct * t.reltuples)
             ELSE round(ps.n_distinct) END AS analyze_ndistinct,
-       current_setting('abtree.sketch_ndistinct')::boolean
+       -- without the preload the setting is unknown and no planner hook runs
+       coalesce(current_setting('abtree.sketch_ndistinct', true)::boolean, false)
            AND pg_index.indisvalid AND pg_index.indpred IS NULL
            AND coll.ok AS used_by_planner
 FROM pg_index

@@ -1,6 +1,8 @@
-# abtree without shared_preload_libraries: every way in fails with an ERROR
-# whose HINT names the postgresql.conf line, nothing is left half-installed,
-# and a server whose WAL holds abtree records refuses to recover without it.
+# abtree without shared_preload_libraries: every way in that needs our WAL
+# or shared memory fails with an ERROR whose HINT names the postgresql.conf
+# line (reads of an existing index still work), nothing is left
+# half-installed, and a server whose WAL holds abtree records refuses to
+# recover without it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -55,9 +57,15 @@ $node->safe_psql('postgres', 'CREATE EXTENSION abtree');
 is($node->safe_psql('postgres',
 		"SELECT value FROM abtree_status() WHERE item = 'preloaded'"),
 	'yes', 'extension works when preloaded');
+$node->safe_psql('postgres', q{
+CREATE TABLE t (k int);
+INSERT INTO t SELECT generate_series(1, 1000);
+CREATE INDEX t_k ON t USING abtree (k);
+});
 
-# The extension exists but the library is no longer preloaded: every entry
-# point fails the same way.  (A clean shutdown leaves no WAL to replay.)
+# The extension exists but the library is no longer preloaded: the entry
+# points that need it fail the same way.  (A clean shutdown leaves no WAL
+# to replay.)
 $node->append_conf('postgresql.conf',
 	"shared_preload_libraries = 'pg_stat_statements'");
 $node->restart;
@@ -65,6 +73,30 @@ my $hint = "shared_preload_libraries = 'pg_stat_statements,abtree'";
 psql_fails('SELECT * FROM abtree_status()', $hint, 'abtree_status');
 psql_fails("SELECT abtree_wal_probe('x')", $hint, 'abtree_wal_probe');
 psql_fails('SELECT abtree_check_preload()', $hint, 'abtree_check_preload');
+
+# What needs neither our WAL nor shared memory still works (issue 25, item
+# 9): index scans, the functions that only read the index's pages, chll
+# and the view; everything that writes the index or draws fails.
+is($node->safe_psql('postgres', q{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*), sum(k) FROM t WHERE k BETWEEN 10 AND 19}), '10|145',
+	'index scan without the preload');
+is($node->safe_psql('postgres', q{
+SET enable_seqscan = off; SET enable_indexscan = off;
+SELECT count(*) FROM t WHERE k < 100}), '99', 'bitmap scan without the preload');
+is($node->safe_psql('postgres', q{
+SELECT abtree_range_weight('t_k', 1, 10), (abtree_stats('t_k')).entries,
+       chll_estimate(abtree_sketch('t_k')) > 900}), '10|1000|t',
+	'abtree_range_weight, abtree_stats and abtree_sketch without the preload');
+is($node->safe_psql('postgres', q{
+SELECT used_by_planner FROM abtree_column_ndistinct WHERE indexname = 't_k'}), 'f',
+	'abtree_column_ndistinct: the planner does not use the sketch without the preload');
+psql_fails('INSERT INTO t VALUES (1)', $hint, 'INSERT into an abtree index');
+psql_fails('VACUUM t', $hint, 'VACUUM of an abtree index');
+psql_fails('SELECT count(*) FROM t TABLESAMPLE swr(5)', $hint, 'TABLESAMPLE swr');
+psql_fails("SELECT count(*) FROM abtree_sample_tids('t_k', 5)", $hint, 'abtree_sample_tids');
+psql_fails("SELECT abtree_range_weight('t_k', 1, 10, visible_only => true)", $hint,
+	'abtree_range_weight through the weight store');
 
 # A dump restores only where the library is preloaded.
 my $dump = '';
