@@ -356,6 +356,35 @@ SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g')) AS ite
 SELECT nd_ratio(nd_plan_rows('SELECT c, d FROM nd_g GROUP BY c, d'), 3000) < 1.2 AS cd_close,
        nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.2 AS bcd_close;
 
+-- What a restore leaves (issue 25, item 5): pg_dump keeps the target 0 but
+-- not the data, ANALYZE skips the object, and the planner had nothing.
+-- After an ANALYZE from SQL abtree fills such an object again (30,000
+-- rows, random seed).  Deleting the data row stands in for the restore.
+CREATE FUNCTION nd_forget(stat text) RETURNS void LANGUAGE sql AS $$
+	DELETE FROM pg_statistic_ext_data
+	 WHERE stxoid = (SELECT oid FROM pg_statistic_ext WHERE stxname = stat)
+$$;
+SELECT nd_forget('nd_g_bcd');
+SELECT count(*) AS rows_left FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
+ANALYZE nd_w;
+SELECT count(*) AS other_table_analyzed FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
+ANALYZE nd_g;
+SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g')) AS items
+  FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
+SELECT stxstattarget AS still_frozen FROM pg_statistic_ext WHERE stxname = 'nd_g_bcd';
+SELECT nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.2 AS bcd_close;
+SELECT nd_forget('nd_g_bcd');
+VACUUM (ANALYZE) nd_g;
+SELECT count(*) AS refilled_by_vacuum_analyze FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
+-- a frozen object abtree cannot fill (a weighted index only): a WARNING,
+-- and ANALYZE itself succeeds
+CREATE STATISTICS nd_weighted_ab (ndistinct) ON a, b FROM nd_weighted;
+ALTER STATISTICS nd_weighted_ab SET STATISTICS 0;
+\set VERBOSITY terse
+ANALYZE nd_weighted;
+\set VERBOSITY default
+SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'nd_weighted';
+
 -- a statistics object with other kinds: a NOTICE that ANALYZE stops refreshing them
 CREATE STATISTICS nd_w_all ON a, b FROM nd_w;
 SELECT abtree_ndistinct_store('nd_w_all', seed => 1);
@@ -387,4 +416,4 @@ DROP TABLE nd_noindex, nd_weighted, nd_part, nd_t, nd_r, nd_num, nd_w, "Nd Quote
 	nd_truth, nd_acc;
 DROP VIEW nd_view;
 DROP FUNCTION nd_try(text), nd_plan_rows(text), nd_ratio(float8, float8),
-	nd_freq_sql(text[]), nd_stored(text);
+	nd_freq_sql(text[]), nd_stored(text), nd_forget(text);

@@ -21,6 +21,7 @@
 #include "abtree_ext.h"
 
 #include "abtree/abtree.h"
+#include "hll/chll_ndistinct.h"
 #include "mvstore/mvstore.h"
 #include "pbtree/pbtree.h"
 #include "swr/swr.h"
@@ -65,6 +66,7 @@ _PG_init(void)
 	abt_shmem_install_hooks();
 	abt_install_planner_hooks();
 	abt_install_utility_hook();
+	chll_install_utility_hook();
 	swr_install_planner_hook();
 	swr_install_executor_hook();
 	swr_citus_install_hook();

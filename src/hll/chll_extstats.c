@@ -290,6 +290,62 @@ chll_stat_columns(HeapTuple tup, const char *name, int *ncols)
 }
 
 /*
+ * Fill statistics object statoid from a sample of nrows rows (seeded if
+ * has_seed), setting its target to 0 if freeze; extnsp is the extension's
+ * schema (for TABLESAMPLE swr).  Returns the number of combinations
+ * written.  Also run after ANALYZE by chll_refill.c.
+ */
+int32
+chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed, bool freeze, Oid extnsp)
+{
+	HeapTuple	tup;
+	char	   *name;
+	Oid			relid;
+	Relation	rel;
+	AttrNumber *attnums;
+	int			ncols,
+				j;
+	double		table_rows;
+	double		col_nd[STATS_MAX_DIMENSIONS];
+	bool		have[STATS_MAX_DIMENSIONS];
+	ChllNdCodes *codes;
+	MVNDistinct *mv;
+
+	tup = SearchSysCache1(STATEXTOID, ObjectIdGetDatum(statoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for statistics object %u", statoid);
+	name = pstrdup(NameStr(((Form_pg_statistic_ext) GETSTRUCT(tup))->stxname));
+	relid = ((Form_pg_statistic_ext) GETSTRUCT(tup))->stxrelid;
+	chll_stat_check_owner(statoid, name);
+	attnums = chll_stat_columns(tup, name, &ncols);
+	if (freeze && (chll_stat_has_kind(tup, STATS_EXT_MCV) ||
+				   chll_stat_has_kind(tup, STATS_EXT_DEPENDENCIES)))
+		ereport(NOTICE,
+				(errmsg("ANALYZE will no longer refresh the other kinds of statistics object \"%s\"", name),
+				 errhint("Keep ndistinct in a statistics object of its own.")));
+	ReleaseSysCache(tup);
+
+	/* the lock ANALYZE takes: no ANALYZE writes the object meanwhile */
+	rel = relation_open(relid, ShareUpdateExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("statistics object \"%s\" is on \"%s\", which is not a plain table",
+						name, RelationGetRelationName(rel)),
+				 errhint("Partitioned tables are not supported; create the statistics object on each partition.")));
+	codes = chll_nd_sample(extnsp, rel, attnums, ncols, nrows, has_seed, seed, &table_rows);
+	for (j = 0; j < ncols; j++)
+		have[j] = abt_column_sketch_ndistinct(relid, attnums[j], &col_nd[j]);
+	mv = chll_stat_build(codes, attnums, table_rows, col_nd, have);
+	chll_stat_write(statoid, statext_ndistinct_serialize(mv));
+	if (freeze)
+		chll_stat_freeze(statoid);
+	CommandCounterIncrement();
+	relation_close(rel, NoLock);
+	return (int32) mv->nitems;
+}
+
+/*
  * abtree_ndistinct_store(stat text | oid, sample_rows int, seed float8,
  *		keep_across_analyze bool) returns the number of combinations written.
  */
@@ -297,19 +353,8 @@ Datum
 abtree_ndistinct_store(PG_FUNCTION_ARGS)
 {
 	Oid			statoid;
-	HeapTuple	tup;
-	char	   *name;
-	Oid			relid;
-	Relation	rel;
-	AttrNumber *attnums;
-	int			ncols,
-				nrows,
+	int			nrows,
 				j;
-	double		table_rows;
-	double		col_nd[STATS_MAX_DIMENSIONS];
-	bool		have[STATS_MAX_DIMENSIONS];
-	ChllNdCodes *codes;
-	MVNDistinct *mv;
 
 	abt_require_preload();
 	statoid = chll_stat_oid_arg(fcinfo);
@@ -328,38 +373,8 @@ abtree_ndistinct_store(PG_FUNCTION_ARGS)
 				 errmsg("sample_rows must be between %d and %d, not %d",
 						CHLL_ND_MIN_SAMPLE, CHLL_ND_MAX_SAMPLE, nrows),
 				 errhint("Smaller samples make the estimators unreliable; 30000, the default, is what ANALYZE samples at the default statistics target.")));
-
-	tup = SearchSysCache1(STATEXTOID, ObjectIdGetDatum(statoid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for statistics object %u", statoid);
-	name = pstrdup(NameStr(((Form_pg_statistic_ext) GETSTRUCT(tup))->stxname));
-	relid = ((Form_pg_statistic_ext) GETSTRUCT(tup))->stxrelid;
-	chll_stat_check_owner(statoid, name);
-	attnums = chll_stat_columns(tup, name, &ncols);
-	if (PG_GETARG_BOOL(3) && (chll_stat_has_kind(tup, STATS_EXT_MCV) ||
-							  chll_stat_has_kind(tup, STATS_EXT_DEPENDENCIES)))
-		ereport(NOTICE,
-				(errmsg("ANALYZE will no longer refresh the other kinds of statistics object \"%s\"", name),
-				 errhint("Keep ndistinct in a statistics object of its own.")));
-	ReleaseSysCache(tup);
-
-	/* the lock ANALYZE takes: no ANALYZE writes the object meanwhile */
-	rel = relation_open(relid, ShareUpdateExclusiveLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("statistics object \"%s\" is on \"%s\", which is not a plain table",
-						name, RelationGetRelationName(rel)),
-				 errhint("Partitioned tables are not supported; create the statistics object on each partition.")));
-	codes = chll_nd_sample(fcinfo, rel, attnums, ncols, nrows, !PG_ARGISNULL(2),
-						   PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2), &table_rows);
-	for (j = 0; j < ncols; j++)
-		have[j] = abt_column_sketch_ndistinct(relid, attnums[j], &col_nd[j]);
-	mv = chll_stat_build(codes, attnums, table_rows, col_nd, have);
-	chll_stat_write(statoid, statext_ndistinct_serialize(mv));
-	if (PG_GETARG_BOOL(3))
-		chll_stat_freeze(statoid);
-	CommandCounterIncrement();
-	relation_close(rel, NoLock);
-	PG_RETURN_INT32((int32) mv->nitems);
+	PG_RETURN_INT32(chll_stat_store(statoid, nrows, !PG_ARGISNULL(2),
+									PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2),
+									PG_GETARG_BOOL(3),
+									get_func_namespace(fcinfo->flinfo->fn_oid)));
 }

@@ -112,9 +112,14 @@ extern int	chll_nd_freq_length(const int64 *freq, int nrows);
 extern double chll_nd_col_repeated(const ChllNdCodes *codes, int col);
 
 /* chll_ndsample.c: sampling and encoding through SPI */
-extern ChllNdCodes *chll_nd_sample(FunctionCallInfo fcinfo, Relation rel,
+extern ChllNdCodes *chll_nd_sample(Oid extnsp, Relation rel,
 								   const AttrNumber *attnums, int ncols,
 								   int nrows, bool has_seed, double seed, double *table_rows);
+/* chll_extstats.c, chll_refill.c: statistics objects */
+extern int32 chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed,
+							 bool freeze, Oid extnsp);
+extern void chll_install_utility_hook(void);
+
 extern double chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 									ChllNdScratch *scratch, double table_rows,
 									const double *col_nd, ChllNdMethod method,

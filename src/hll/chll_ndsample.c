@@ -367,7 +367,7 @@ chll_nd_select_list(StringInfo buf, Relation rel, const AttrNumber *attnums, int
  * extension is relocatable).
  */
 ChllNdCodes *
-chll_nd_sample(FunctionCallInfo fcinfo, Relation rel, const AttrNumber *attnums, int ncols,
+chll_nd_sample(Oid extnsp, Relation rel, const AttrNumber *attnums, int ncols,
 			   int nrows, bool has_seed, double seed, double *table_rows)
 {
 	Relation	index = swr_open_unweighted_index(rel);
@@ -387,8 +387,7 @@ chll_nd_sample(FunctionCallInfo fcinfo, Relation rel, const AttrNumber *attnums,
 	initStringInfo(&query);
 	chll_nd_select_list(&query, rel, attnums, ncols);
 	appendStringInfo(&query, " TABLESAMPLE %s ($1)",
-					 quote_qualified_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)),
-												"swr"));
+					 quote_qualified_identifier(get_namespace_name(extnsp), "swr"));
 	if (has_seed)
 		appendStringInfoString(&query, " REPEATABLE ($2)");
 	args[0] = Float8GetDatum((double) nrows);
@@ -584,7 +583,7 @@ abtree_ndistinct(PG_FUNCTION_ARGS)
 	nrows = chll_nd_sample_rows_arg(fcinfo, 2);
 	method = chll_nd_method_arg(fcinfo, 3);
 
-	codes = chll_nd_sample(fcinfo, rel, attnums, ncols, nrows, !PG_ARGISNULL(4),
+	codes = chll_nd_sample(get_func_namespace(fcinfo->flinfo->fn_oid), rel, attnums, ncols, nrows, !PG_ARGISNULL(4),
 						   PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4), &table_rows);
 	if (!chll_nd_column_sketches(rel, attnums, ncols, col_nd, have))
 		method = chll_nd_uncorrected(method);

@@ -1,7 +1,8 @@
 # pg_dump / pg_restore of a database with abtree indexes (weighted and
 # unweighted, sketch on and off, fillfactor, multi-column with DESC,
 # INCLUDE, partial), pbtree indexes of several partitions, a chll column and a CREATE STATISTICS object filled by
-# abtree_ndistinct_store: restored into a fresh database, every index
+# abtree_ndistinct_store (filled again by the first ANALYZE after the
+# restore): restored into a fresh database, every index
 # verifies exact and complete, the reloptions survive, queries return what
 # they returned in the source, and sampling and the statistics work.
 use strict;
@@ -111,10 +112,18 @@ is($node->safe_psql('dst', q{SELECT count(*) FROM abtree_sample_tids('t_id', 300
 is($node->safe_psql('dst', q{SELECT count(*) FROM abtree_sample_tids('t_gk', 200) s
   JOIN t ON t.ctid = s}), '200', 'abtree_sample_tids on a multi-column index');
 
-# the statistics object comes back without data (pg_dump does not dump it);
-# abtree_ndistinct_store fills it again, and the planner uses it
-is($node->safe_psql('dst', q{SELECT count(*) FROM pg_statistic_ext WHERE stxname = 't_st'}),
-	'1', 'the statistics object is restored');
+# the statistics object comes back frozen and without data (pg_dump does
+# not dump pg_statistic_ext_data), which ANALYZE alone would never change;
+# after an ANALYZE abtree fills it again (issue 25, item 5)
+is($node->safe_psql('dst', q{SELECT stxstattarget FROM pg_statistic_ext WHERE stxname = 't_st'}),
+	'0', 'the statistics object is restored, frozen');
+is($node->safe_psql('dst', q{SELECT count(*) FROM pg_stats_ext WHERE statistics_name = 't_st'}),
+	'0', 'the restored statistics object has no data');
+$node->safe_psql('dst', 'ANALYZE t');
+is($node->safe_psql('dst', q{SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g'))
+  FROM pg_stats_ext WHERE statistics_name = 't_st'}), '4',
+	'ANALYZE after the restore fills it again (4 combinations)');
+# and abtree_ndistinct_store with the source's sample agrees with the source
 is($node->safe_psql('dst', q{SET abtree.swr_index = 't_k';
 SELECT abtree_ndistinct_store('t_st', 5000, 0.5)}), '4',
 	'abtree_ndistinct_store fills the restored statistics object (4 combinations)');

@@ -1,0 +1,296 @@
+/*-------------------------------------------------------------------------
+ *
+ * chll_refill.c
+ *	  After ANALYZE, fill again the statistics objects that
+ *	  abtree_ndistinct_store froze and that have lost their data.
+ *
+ * abtree_ndistinct_store sets the object's statistics target to 0 so that
+ * ANALYZE keeps its values (chll_extstats.c).  pg_dump dumps that target
+ * but not the data (pg_statistic_ext_data never is), so after a restore
+ * the object is empty, ANALYZE skips it, and the planner had nothing
+ * better than before the store (issue 25, item 5).  The usual step after
+ * a restore is ANALYZE (vacuumdb --analyze-in-stages does it): so after
+ * every ANALYZE, and VACUUM (ANALYZE), run from SQL, the objects of the
+ * analyzed tables that are frozen (target 0), have the ndistinct kind and
+ * hold no ndistinct data are filled again, with the store's defaults
+ * (30,000 sample rows, a random seed), and stay frozen.
+ *
+ * Which objects: those three marks are what the store leaves and a
+ * restore turns into "empty"; an object a user froze by hand before any
+ * data was written is treated alike, and gets our estimates instead of
+ * none.  Only tables with an abtree index are looked at (the sample needs
+ * one), and only objects the current user owns, as ANALYZE skips tables it
+ * may not analyze.  A failure (a weighted index only, say) becomes a
+ * WARNING: ANALYZE has done its own work and must not be undone by ours.
+ *
+ * Not covered: auto-analyze, which goes through no hook (the objects stay
+ * empty until an ANALYZE from SQL or a new abtree_ndistinct_store).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "hll/chll_ndistinct.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "access/stratnum.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_statistic_ext.h"
+#include "catalog/pg_statistic_ext_data.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "statistics/statistics.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#define CHLL_REFILL_SAMPLE_ROWS 30000
+
+static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
+
+/* The schema of extension ext (get_extension_schema is static before 16) */
+static Oid
+chll_extension_schema(Oid ext)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return nsp;
+}
+
+/* ANALYZE, or VACUUM with the ANALYZE option; *verbose from VERBOSE */
+static bool
+chll_is_analyze(VacuumStmt *stmt, bool *verbose)
+{
+	bool		analyze = !stmt->is_vacuumcmd;
+	ListCell   *lc;
+
+	*verbose = false;
+	foreach(lc, stmt->options)
+	{
+		DefElem    *opt = (DefElem *) lfirst(lc);
+
+		if (strcmp(opt->defname, "analyze") == 0)
+			analyze = defGetBoolean(opt);
+		else if (strcmp(opt->defname, "verbose") == 0)
+			*verbose = defGetBoolean(opt);
+	}
+	return analyze;
+}
+
+/* Frozen (statistics target 0) with the ndistinct kind and no such data? */
+static bool
+chll_refill_candidate(HeapTuple tup)
+{
+	Form_pg_statistic_ext st = (Form_pg_statistic_ext) GETSTRUCT(tup);
+	bool		isnull;
+	Datum		d;
+	ArrayType  *kinds;
+	bool		ndistinct = false;
+	HeapTuple	data;
+
+#if PG_VERSION_NUM >= 170000
+	d = SysCacheGetAttr(STATEXTOID, tup, Anum_pg_statistic_ext_stxstattarget, &isnull);
+	if (isnull || DatumGetInt16(d) != 0)
+		return false;
+#else
+	if (st->stxstattarget != 0)
+		return false;
+#endif
+	d = SysCacheGetAttr(STATEXTOID, tup, Anum_pg_statistic_ext_stxkind, &isnull);
+	if (isnull)
+		return false;
+	kinds = DatumGetArrayTypeP(d);
+	for (int i = 0; i < ARR_DIMS(kinds)[0]; i++)
+		ndistinct |= ((char *) ARR_DATA_PTR(kinds))[i] == STATS_EXT_NDISTINCT;
+	if (!ndistinct)
+		return false;
+
+	data = SearchSysCache2(STATEXTDATASTXOID, ObjectIdGetDatum(st->oid), BoolGetDatum(false));
+	if (!HeapTupleIsValid(data))
+		return true;
+	(void) SysCacheGetAttr(STATEXTDATASTXOID, data, Anum_pg_statistic_ext_data_stxdndistinct,
+						   &isnull);
+	ReleaseSysCache(data);
+	return isnull;
+}
+
+/* Has the table an abtree index, and may the current user fill its objects? */
+static bool
+chll_refill_table_ok(Oid relid, Oid statoid, Oid amoid)
+{
+	Relation	rel;
+	List	   *indexes;
+	bool		found = false;
+	ListCell   *lc;
+
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(StatisticExtRelationId, statoid, GetUserId()))
+		return false;
+#else
+	if (!pg_statistics_object_ownercheck(statoid, GetUserId()))
+		return false;
+#endif
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		return false;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (HeapTupleIsValid(tup))
+		{
+			found |= ((Form_pg_class) GETSTRUCT(tup))->relam == amoid;
+			ReleaseSysCache(tup);
+		}
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return found;
+}
+
+/* Fill one object in a subtransaction; a failure becomes a WARNING. */
+static void
+chll_refill_one(Oid statoid, const char *name, Oid extnsp, int elevel)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		int32		n = chll_stat_store(statoid, CHLL_REFILL_SAMPLE_ROWS, false, 0, true, extnsp);
+
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(elevel,
+				(errmsg("abtree: filled statistics object %s again (%d combinations)", name, n)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(WARNING,
+				(errmsg("abtree: could not fill statistics object %s again: %s", name, edata->message),
+				 errhint("Fill it with abtree_ndistinct_store('%s').", name)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* The objects of the analyzed tables (all tables if rels is NIL). */
+static void
+chll_refill_after_analyze(List *rels, bool verbose)
+{
+	Oid			ext = get_extension_oid("abtree", true);
+	Oid			extnsp;
+	Oid			amoid;
+	List	   *relids = NIL;
+	List	   *todo = NIL;
+	List	   *names = NIL;
+	ListCell   *ln;
+	Relation	catalog;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	ListCell   *lc;
+
+	if (!OidIsValid(ext) || !OidIsValid(amoid = get_am_oid("abtree", true)))
+		return;
+	extnsp = chll_extension_schema(ext);
+	foreach(lc, rels)
+	{
+		VacuumRelation *vrel = (VacuumRelation *) lfirst(lc);
+
+		relids = lappend_oid(relids, OidIsValid(vrel->oid) ? vrel->oid :
+							 RangeVarGetRelid(vrel->relation, NoLock, true));
+	}
+
+	catalog = table_open(StatisticExtRelationId, AccessShareLock);
+	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_statistic_ext st = (Form_pg_statistic_ext) GETSTRUCT(tup);
+
+		if ((rels == NIL || list_member_oid(relids, st->stxrelid)) &&
+			chll_refill_candidate(tup) && chll_refill_table_ok(st->stxrelid, st->oid, amoid))
+		{
+			todo = lappend_oid(todo, st->oid);
+			names = lappend(names,
+							quote_qualified_identifier(get_namespace_name(st->stxnamespace),
+													   NameStr(st->stxname)));
+		}
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+
+	forboth(lc, todo, ln, names)
+		chll_refill_one(lfirst_oid(lc), (char *) lfirst(ln), extnsp, verbose ? INFO : DEBUG1);
+}
+
+static void
+chll_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params,
+					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+	bool		verbose;
+	bool		analyze = IsA(stmt, VacuumStmt) && chll_is_analyze((VacuumStmt *) stmt, &verbose);
+	List	   *rels = analyze ? copyObject(((VacuumStmt *) stmt)->rels) : NIL;
+
+	if (prev_ProcessUtility_hook)
+		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context, params,
+								 queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+
+	if (analyze && IsTransactionState())
+	{
+		/* VACUUM (ANALYZE) ends with a fresh transaction and no snapshot */
+		bool		pushed = !ActiveSnapshotSet();
+
+		if (pushed)
+			PushActiveSnapshot(GetTransactionSnapshot());
+		chll_refill_after_analyze(rels, verbose);
+		if (pushed)
+			PopActiveSnapshot();
+	}
+}
+
+void
+chll_install_utility_hook(void)
+{
+	prev_ProcessUtility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = chll_process_utility;
+}
