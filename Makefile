@@ -75,11 +75,9 @@ OBJS = \
 
 # pg_regress suites: sql/*.sql against expected/*.out
 REGRESS = extension guc wal abtree_basic abtree_opclass abtree_sample abtree_repair abtree_range abtree_cursor abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate mvstore pbtree abtree_rls bad_input
-REGRESS_OPTS = --dbname=abtree_regress
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
 ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot swr_old_snapshot
-ISOLATION_OPTS = --dbname=abtree_isolation
 
 # TAP suites with PostgreSQL::Test::Cluster
 TAP_TESTS = 1
@@ -92,6 +90,11 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 override PG_CPPFLAGS += -I$(srcdir)/src
 
 include $(PGXS)
+
+# The databases the suites run in: PGXS passes --dbname=$(CONTRIB_TESTDB) and
+# --dbname=$(ISOLATION_TESTDB) itself (so no --dbname of ours, or there would be two).
+CONTRIB_TESTDB = abtree_regress
+ISOLATION_TESTDB = abtree_isolation
 
 # PGXS puts the isolation suites next to the regress ones; ours live in test/.
 override ISOLATION_OPTS += --inputdir=$(srcdir)/test/isolation
