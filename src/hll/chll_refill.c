@@ -219,7 +219,6 @@ chll_refill_after_analyze(List *rels, bool verbose)
 	List	   *relids = NIL;
 	List	   *todo = NIL;
 	List	   *names = NIL;
-	ListCell   *ln;
 	Relation	catalog;
 	SysScanDesc scan;
 	HeapTuple	tup;
@@ -254,8 +253,9 @@ chll_refill_after_analyze(List *rels, bool verbose)
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
 
-	forboth(lc, todo, ln, names)
-		chll_refill_one(lfirst_oid(lc), (char *) lfirst(ln), extnsp, verbose ? INFO : DEBUG1);
+	for (int i = 0; i < list_length(todo); i++)
+		chll_refill_one(list_nth_oid(todo, i), (char *) list_nth(names, i), extnsp,
+						verbose ? INFO : DEBUG1);
 }
 
 static void
