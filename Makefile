@@ -47,6 +47,7 @@ OBJS = \
 	src/hll/chll_extstats.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
+	src/hll/chll_ops.o \
 	src/hll/chll_refill.o \
 	src/hll/chll_ndistinct.o \
 	src/hll/chll_ndsample.o \

@@ -201,6 +201,10 @@ INSERT INTO bad_case (area, sql) VALUES
 ('sketch', $$SELECT count(*) FROM abtree_column_ndistinct WHERE tablename LIKE 'bad\_%'$$),
 -- chll_create and input
 ('chll', $$SELECT chll_create(NULL) IS NULL$$),
+('chll', $$SELECT chll('\x01'::bytea)$$),
+('chll', $$SELECT chll(NULL::bytea) IS NULL$$),
+('chll', $$SELECT chll(decode(repeat('00', 40000), 'hex'))$$),
+('chll', $$SELECT (chll_create() || chll_create(16)) IS NULL$$),
 ('chll', $$SELECT (chll_info(chll_create(16))).buckets$$),
 ('chll', $$SELECT (chll_info(chll_create(32768))).buckets$$),
 ('chll', $$SELECT chll_create(0) IS NULL$$),

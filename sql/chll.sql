@@ -304,5 +304,41 @@ SELECT chll_union(chll_create(16), chll_create(32));
 SELECT chll_union(chll_create(32768), chll_create(16));
 DROP TABLE chll_u;
 
+-- Equality, hashing, || and the bytea conversions (issue 25, packaging):
+-- equal when they count the same, whatever the order of past operations
+SELECT chll_add(chll_add(chll_create(), 1), 2) = chll_add(chll_add(chll_create(), 2), 1) AS order_free,
+       chll_remove(chll_add_all(chll_create(), '{1,2}'::int[]), 2) = chll_add(chll_create(), 1) AS removed,
+       chll_add(chll_create(), 1) = chll_add(chll_create(), 2) AS different_values,
+       chll_add(chll_create(), 1) <> chll_create() AS not_empty,
+       chll_create(16) = chll_create(32) AS different_buckets,
+       chll_add(chll_create(), 1) = chll_add_all(chll_create(), '{1,1}'::int[]) AS different_counts;
+SELECT (chll_add(chll_create(), 1) || chll_add(chll_create(), 2)) = chll_add_all(chll_create(), '{1,2}'::int[])
+       AS union_operator;
+CREATE TABLE chll_grp AS
+  SELECT g, g % 3 AS k, chll_add_all(chll_create(), ARRAY(SELECT generate_series(1, g % 3 * 1000))) AS s
+    FROM generate_series(1, 9) g;
+SELECT count(DISTINCT s) AS distinct_sketches FROM chll_grp;
+SELECT k, count(*) FROM chll_grp GROUP BY s, k ORDER BY k;
+SELECT count(*) AS set_union FROM (SELECT s FROM chll_grp UNION SELECT s FROM chll_grp) u;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) AS hash_join FROM chll_grp a JOIN chll_grp b ON a.s = b.s;
+SET enable_hashjoin = off;
+SET enable_mergejoin = on;
+SELECT count(*) AS merge_join FROM chll_grp a JOIN chll_grp b ON a.s = b.s;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+-- the order is fixed (here: by total first), and agrees with equality
+SELECT string_agg(k::text, '' ORDER BY s, k) AS sorted FROM chll_grp;
+SELECT bool_and((a.s < b.s) = (chll_cmp(a.s, b.s) < 0) AND (a.s = b.s) = (chll_cmp(a.s, b.s) = 0)
+                AND (a.s < b.s) = (b.s > a.s)) AS consistent
+  FROM chll_grp a, chll_grp b;
+-- to bytea and back: the same sketch; bytes that are not one are refused
+SELECT bool_and(chll(s::bytea) = s) AS round_trip, min(length(s::bytea)) AS bytes FROM chll_grp;
+SELECT chll('\x01'::bytea);
+SELECT chll(substring(chll_create()::bytea from 1 for 100));
+DROP TABLE chll_grp;
+
 DROP FUNCTION chll_t_repeat(chll, bigint[], int);
 DROP FUNCTION chll_t_hash(int, int, int);

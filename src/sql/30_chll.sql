@@ -175,3 +175,86 @@ COMMENT ON AGGREGATE chll_agg(anyelement, integer) IS
 'chll sketch with the given bucket count of the non-NULL values';
 COMMENT ON AGGREGATE chll_union_agg(chll) IS
 'union of the non-NULL sketches';
+
+-- Equality (same counts: src/hll/chll_ops.c), a hash operator class for
+-- DISTINCT, GROUP BY and set operations, || for the union, a cast to bytea
+-- (the sketch's bytes) and chll(bytea) for the way back, which validates
+-- them (no cast: chll_io.sql makes corrupt values through one of its own).
+CREATE FUNCTION chll_eq(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_eq'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION chll_ne(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_ne'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION chll_hash_sketch(chll) RETURNS integer
+AS 'MODULE_PATHNAME', 'chll_hash_sketch'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION chll(bytea) RETURNS chll
+AS 'MODULE_PATHNAME', 'chll_from_bytea'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+	LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel,
+	HASHES, MERGES
+);
+
+CREATE OPERATOR <> (
+	LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE OPERATOR || (
+	LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_union
+);
+
+-- An order with no meaning but a fixed one, for sorting (count(DISTINCT),
+-- merge joins): 0 exactly when chll_eq.
+CREATE FUNCTION chll_cmp(chll, chll) RETURNS integer
+AS 'MODULE_PATHNAME', 'chll_cmp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION chll_lt(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_lt'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION chll_le(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_le'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION chll_gt(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_gt'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION chll_ge(chll, chll) RETURNS boolean
+AS 'MODULE_PATHNAME', 'chll_ge'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR < (LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = chll, RIGHTARG = chll, FUNCTION = chll_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR CLASS chll_btree_ops DEFAULT FOR TYPE chll USING btree AS
+	OPERATOR 1 < (chll, chll),
+	OPERATOR 2 <= (chll, chll),
+	OPERATOR 3 = (chll, chll),
+	OPERATOR 4 >= (chll, chll),
+	OPERATOR 5 > (chll, chll),
+	FUNCTION 1 chll_cmp(chll, chll);
+
+CREATE OPERATOR CLASS chll_hash_ops DEFAULT FOR TYPE chll USING hash AS
+	OPERATOR 1 = (chll, chll),
+	FUNCTION 1 chll_hash_sketch(chll);
+
+CREATE CAST (chll AS bytea) WITHOUT FUNCTION;
+
+COMMENT ON FUNCTION chll_eq(chll, chll) IS
+'whether two sketches count the same (bucket count, flags, totals and every counter)';
+COMMENT ON FUNCTION chll_hash_sketch(chll) IS
+'hash of what chll_eq compares (hash operator class chll_hash_ops)';
+COMMENT ON FUNCTION chll(bytea) IS
+'the chll value whose bytes these are (from a cast of chll to bytea), validated';
