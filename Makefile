@@ -44,14 +44,14 @@ OBJS = \
 	src/mvstore/mvs_gc.o \
 	src/mvstore/mvs_shmem.o \
 	src/mvstore/mvs_sql.o \
-	src/hll/chll_extstats.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
 	src/hll/chll_ops.o \
-	src/hll/chll_refill.o \
 	src/hll/chll_ndistinct.o \
-	src/hll/chll_ndsample.o \
 	src/hll/chll_sketch.o \
+	src/stats/chll_extstats.o \
+	src/stats/chll_ndsample.o \
+	src/stats/chll_refill.o \
 	src/swr/swr_citus.o \
 	src/swr/swr_citus_exec.o \
 	src/swr/swr_draw.o \

@@ -21,7 +21,7 @@
 #include "abtree_ext.h"
 
 #include "abtree/abtree.h"
-#include "hll/chll_ndistinct.h"
+#include "stats/stats.h"
 #include "mvstore/mvstore.h"
 #include "pbtree/pbtree.h"
 #include "swr/swr.h"

@@ -111,24 +111,9 @@ extern void chll_nd_freq_reference(const ChllNdCodes *codes, const int *cols, in
 extern int	chll_nd_freq_length(const int64 *freq, int nrows);
 extern double chll_nd_col_repeated(const ChllNdCodes *codes, int col);
 
-/* chll_ndsample.c: sampling and encoding through SPI */
-extern ChllNdCodes *chll_nd_sample(Oid extnsp, Relation rel,
-								   const AttrNumber *attnums, int ncols,
-								   int nrows, bool has_seed, double seed, double *table_rows);
-/* chll_extstats.c, chll_refill.c: statistics objects */
-extern int32 chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed,
-							 bool freeze, Oid extnsp);
-extern void chll_install_utility_hook(void);
-
 extern double chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 									ChllNdScratch *scratch, double table_rows,
 									const double *col_nd, ChllNdMethod method,
 									ChllNdSummary *summary);
-
-/*
- * The distinct count of a column from the sketch an abtree index keeps of
- * it; false if there is none (src/abtree/abtsketch.c).
- */
-extern bool abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct);
 
 #endif							/* CHLL_NDISTINCT_H */

@@ -26,7 +26,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "hll/chll_ndistinct.h"
+#include "stats/stats.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"

@@ -28,7 +28,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "hll/chll_ndistinct.h"
+#include "stats/stats.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

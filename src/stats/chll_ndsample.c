@@ -19,7 +19,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "hll/chll_ndistinct.h"
+#include "stats/stats.h"
 
 #include <math.h>
 

@@ -1,0 +1,30 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.h
+ *	  Statistics built from the layers below: distinct counts estimated
+ *	  from TABLESAMPLE swr samples and the indexes' sketches, written where
+ *	  the planner reads them (src/stats/README).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ABT_STATS_H
+#define ABT_STATS_H
+
+#include "hll/chll_ndistinct.h"
+
+/* chll_ndsample.c: sampling and encoding through SPI */
+extern ChllNdCodes *chll_nd_sample(Oid extnsp, Relation rel,
+								   const AttrNumber *attnums, int ncols,
+								   int nrows, bool has_seed, double seed, double *table_rows);
+/* chll_extstats.c, chll_refill.c: statistics objects */
+extern int32 chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed,
+							 bool freeze, Oid extnsp);
+extern void chll_install_utility_hook(void);
+
+/*
+ * The distinct count of a column from the sketch an abtree index keeps of
+ * it; false if there is none (src/abtree/abtsketch.c).
+ */
+extern bool abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct);
+
+#endif							/* ABT_STATS_H */
