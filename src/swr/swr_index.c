@@ -395,7 +395,7 @@ swr_open_index(Relation heaprel)
 
 /*
  * For callers that need every row drawn alike (the distinct-count
- * estimators, src/hll/chll_ndsample.c): the index abtree.swr_index names
+ * estimators, src/stats/chll_ndsample.c): the index abtree.swr_index names
  * for the table, whatever it weighs; else an unweighted, valid,
  * non-partial abtree index of the table (the lowest OID), even if
  * weighted ones exist beside it (issue 25, item 8); else swr_open_index's
