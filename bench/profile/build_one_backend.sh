@@ -1,0 +1,45 @@
+#!/bin/bash
+# CREATE INDEX on ROWS (default 5,000,000) random int4 in one backend, no parallel
+# workers: the build's time with abtree, abtree WITH (sketch = off) and btree, each after
+# a CHECKPOINT, in the same run (REPS each, default 3, medians); then perf on one more
+# abtree build (self time; with CALLERS=1 the call graphs).  Run as root with the
+# extension installed in PostgreSQL 15 (release build).
+. "$(dirname "$0")/cluster.sh"
+D=/var/tmp/abtab/cb
+profile_cluster $D 55498 "max_wal_size = 10GB" "checkpoint_timeout = 1h" "shared_buffers = 2GB" \
+	"maintenance_work_mem = 1GB" "max_parallel_maintenance_workers = 0"
+$P -c "CREATE EXTENSION abtree" -c "CREATE TABLE h(x int4)" \
+	-c "INSERT INTO h SELECT (random()*2e9-1e9)::int4 FROM generate_series(1,${ROWS:-5000000})" \
+	-c "VACUUM ANALYZE h" -c "CHECKPOINT"
+# one build: its time in seconds (psql's \timing)
+build() {
+	$P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT"
+	$P -c '\timing on' -c "CREATE INDEX h_x ON h $1" | awk '/^Time:/ {printf "%.3f\n", $2 / 1000}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A t
+for name in abtree abtree_nosketch btree; do
+	case $name in
+		abtree) variant="USING abtree (x)" ;;
+		abtree_nosketch) variant="USING abtree (x) WITH (sketch = off)" ;;
+		btree) variant="USING btree (x)" ;;
+	esac
+	t[$name]=$(for r in $(seq ${REPS:-3}); do build "$variant"; done | median)
+	echo "$variant: ${t[$name]} s"
+done
+echo "abtree / btree: $(echo "${t[abtree]} / ${t[btree]}" | bc -l | cut -c1-5)"
+echo "abtree sketch=off / btree: $(echo "${t[abtree_nosketch]} / ${t[btree]}" | bc -l | cut -c1-5)"
+$P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT"
+$P -c "CREATE INDEX h_x ON h USING abtree (x)" &
+psqlpid=$!
+sleep 0.3
+pid=$($P -tAc "SELECT pid FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX h_x%' AND pid <> pg_backend_pid()")
+perf record -F 999 -g -p "$pid" -o $D/perf.data >/dev/null 2>&1 &
+perfpid=$!
+wait $psqlpid
+kill -INT $perfpid 2>/dev/null; wait $perfpid 2>/dev/null
+perf report -i $D/perf.data --no-children --percent-limit 0.7 --stdio -g none 2>/dev/null | grep -E '^ +[0-9]'
+if [ -n "$CALLERS" ]; then
+	perf report -i $D/perf.data --children --percent-limit 3 --stdio -g caller,0.5,callee --max-stack 12 2>/dev/null | head -300
+fi
+runuser -u postgres -- $PG/pg_ctl -D $D/data -m fast stop >/dev/null
