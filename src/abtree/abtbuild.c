@@ -3,9 +3,9 @@
  * abtbuild.c
  *	  Bulk build of an abtree index from sorted input.
  *
- * The heap is scanned into a tuplesort that orders by the index's key
- * columns and then by heap TID (nbtree's order, through the opclass's
- * support function 1).  The sorted tuples fill leaf pages left to right up
+ * The heap is scanned into a sort (abtbuildsort.c) that orders by the
+ * index's key columns and then by heap TID (nbtree's order).  The sorted
+ * tuples fill leaf pages left to right up
  * to the fillfactor; each level is then built from the (block, weight, high
  * key) of the pages below, until one page remains: the root.  Weights are
  * therefore exact from the start.  Pages go through shared buffers and are
@@ -84,9 +84,7 @@ abt_writer_release(AbtLevelWriter *w, Buffer buf, Page contents)
 
 typedef struct AbtBuildState
 {
-	Tuplesortstate *sort;
-	TupleTableSlot *slot;		/* the index columns, then the heap TID */
-	int			natts;			/* index columns */
+	AbtBuildSort *sort;			/* abtbuildsort.c */
 	double		indtuples;
 	AbtSketchBuild *sketches;
 } AbtBuildState;
@@ -230,70 +228,13 @@ abt_writer_put(AbtLevelWriter *w, IndexTuple itup)
 			 (Size) IndexTupleSize(itup));
 }
 
-/*
- * A heap-tuple sort over (index columns..., heap TID), ordered by the key
- * columns with the opclasses' "<" (or ">" for DESC) and NULLS FIRST/LAST as
- * the index has them, then by TID.  (tuplesort's btree index sort would do,
- * but PostgreSQL 15 accepts only btree indexes there.)
- */
-static void
-abt_build_sort_begin(Relation index, AbtBuildState *bs)
-{
-	TupleDesc	idesc = RelationGetDescr(index);
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
-	int			nkeys = nkeyatts + 1;
-	TupleDesc	sdesc;
-	AttrNumber *attnums = palloc(sizeof(AttrNumber) * nkeys);
-	Oid		   *ops = palloc(sizeof(Oid) * nkeys);
-	Oid		   *colls = palloc(sizeof(Oid) * nkeys);
-	bool	   *nullsfirst = palloc(sizeof(bool) * nkeys);
-	int			i;
-
-	bs->natts = idesc->natts;
-	sdesc = CreateTemplateTupleDesc(bs->natts + 1);
-	for (i = 0; i < bs->natts; i++)
-		TupleDescCopyEntry(sdesc, i + 1, idesc, i + 1);
-	TupleDescInitEntry(sdesc, bs->natts + 1, "ctid", TIDOID, -1, 0);
-
-	for (i = 0; i < nkeyatts; i++)
-	{
-		int16		opt = index->rd_indoption[i];
-		int			strategy = (opt & INDOPTION_DESC) ?
-			BTGreaterStrategyNumber : BTLessStrategyNumber;
-
-		attnums[i] = i + 1;
-		ops[i] = get_opfamily_member(index->rd_opfamily[i], index->rd_opcintype[i],
-									 index->rd_opcintype[i], strategy);
-		if (!OidIsValid(ops[i]))
-			elog(ERROR, "abtree: operator family %u has no ordering operator for type %u",
-				 index->rd_opfamily[i], index->rd_opcintype[i]);
-		colls[i] = index->rd_indcollation[i];
-		nullsfirst[i] = (opt & INDOPTION_NULLS_FIRST) != 0;
-	}
-	attnums[nkeyatts] = bs->natts + 1;
-	ops[nkeyatts] = TIDLessOperator;
-	colls[nkeyatts] = InvalidOid;
-	nullsfirst[nkeyatts] = false;
-
-	bs->sort = tuplesort_begin_heap(sdesc, nkeys, attnums, ops, colls, nullsfirst,
-									maintenance_work_mem, NULL, TUPLESORT_NONE);
-	bs->slot = MakeSingleTupleTableSlot(sdesc, &TTSOpsMinimalTuple);
-}
-
 static void
 abt_build_callback(Relation index, ItemPointer tid, Datum *values,
 				   bool *isnull, bool tupleIsAlive, void *state)
 {
 	AbtBuildState *bs = (AbtBuildState *) state;
-	TupleTableSlot *slot = bs->slot;
 
-	ExecClearTuple(slot);
-	memcpy(slot->tts_values, values, sizeof(Datum) * bs->natts);
-	memcpy(slot->tts_isnull, isnull, sizeof(bool) * bs->natts);
-	slot->tts_values[bs->natts] = PointerGetDatum(tid);
-	slot->tts_isnull[bs->natts] = false;
-	ExecStoreVirtualTuple(slot);
-	tuplesort_puttupleslot(bs->sort, slot);
+	abt_bsort_put(bs->sort, tid, values, isnull);
 	bs->indtuples += 1;
 }
 
@@ -317,20 +258,19 @@ static void
 abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 				 AbtLevelWriter *w)
 {
-	TupleTableSlot *slot = bs->slot;
 	int64		done = 0;
+	Datum	   *values;
+	bool	   *isnull;
+	ItemPointer tid;
 
-	while (tuplesort_gettupleslot(bs->sort, true, false, slot, NULL))
+	while (abt_bsort_next(bs->sort, &values, &isnull, &tid))
 	{
 		IndexTuple	leaf;
 
 		CHECK_FOR_INTERRUPTS();
-		slot_getallattrs(slot);
-		abt_sketch_build_add(index, bs->sketches, slot->tts_values, slot->tts_isnull);
+		abt_sketch_build_add(index, bs->sketches, values, isnull);
 		/* bulk-loaded entries are valid from the start, for every snapshot */
-		leaf = abt_form_leaf(index, info, slot->tts_values, slot->tts_isnull,
-							 (ItemPointer) DatumGetPointer(slot->tts_values[bs->natts]),
-							 FrozenTransactionId);
+		leaf = abt_form_leaf(index, info, values, isnull, tid, FrozenTransactionId);
 		abt_writer_add_leaf(w, leaf, info->weighted);
 		if (++done % 10000 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
@@ -456,12 +396,12 @@ abt_sorted_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	st->index = index;
 	st->info = abt_index_info(index);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_TABLESCAN);
-	abt_build_sort_begin(index, &st->bs);
+	st->bs.sort = abt_bsort_begin(index);
 	*reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 										abt_build_callback, &st->bs, NULL);
 	*indtuples = st->bs.indtuples;
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_SORT);
-	tuplesort_performsort(st->bs.sort);
+	abt_bsort_perform(st->bs.sort);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) st->bs.indtuples);
 	return st;
@@ -470,21 +410,19 @@ abt_sorted_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 IndexTuple
 abt_sorted_next(AbtSorted *st)
 {
-	TupleTableSlot *slot = st->bs.slot;
+	Datum	   *values;
+	bool	   *isnull;
+	ItemPointer tid;
 
-	if (!tuplesort_gettupleslot(st->bs.sort, true, false, slot, NULL))
+	if (!abt_bsort_next(st->bs.sort, &values, &isnull, &tid))
 		return NULL;
-	slot_getallattrs(slot);
-	return abt_form_leaf(st->index, st->info, slot->tts_values, slot->tts_isnull,
-						 (ItemPointer) DatumGetPointer(slot->tts_values[st->bs.natts]),
-						 FrozenTransactionId);
+	return abt_form_leaf(st->index, st->info, values, isnull, tid, FrozenTransactionId);
 }
 
 void
 abt_sorted_end(AbtSorted *st)
 {
-	tuplesort_end(st->bs.sort);
-	ExecDropSingleTupleTableSlot(st->bs.slot);
+	abt_bsort_end(st->bs.sort);
 	pfree(st);
 }
 
@@ -514,21 +452,20 @@ abtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	UnlockReleaseBuffer(metabuf);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_TABLESCAN);
-	abt_build_sort_begin(index, &bs);
+	bs.sort = abt_bsort_begin(index);
 	bs.indtuples = 0;
 	bs.sketches = abt_sketch_build_begin(index);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   abt_build_callback, &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_SORT);
-	tuplesort_performsort(bs.sort);
+	abt_bsort_perform(bs.sort);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, ABT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
 	abt_writer_init(&writer, index, 0, info->fillfactor, 0, false);
 	abt_build_leaves(index, info, &bs, &writer);
-	tuplesort_end(bs.sort);
-	ExecDropSingleTupleTableSlot(bs.slot);
+	abt_bsort_end(bs.sort);
 	abt_writer_finish_levels(&writer, ABT_NONLEAF_FILLFACTOR);
 
 	metabuf = ReadBuffer(index, ABT_METAPAGE);

@@ -324,6 +324,14 @@ extern AbtTreeWriter *abt_tree_writer_begin(Relation index, int fillfactor,
 											bool log_pages);
 extern void abt_tree_writer_add(AbtTreeWriter *tw, IndexTuple leaf);
 extern BlockNumber abt_tree_writer_finish(AbtTreeWriter *tw, uint32 *level);
+/* abtbuildsort.c: the bulk build's sort */
+typedef struct AbtBuildSort AbtBuildSort;
+extern AbtBuildSort *abt_bsort_begin(Relation index);
+extern void abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull);
+extern void abt_bsort_perform(AbtBuildSort *s);
+extern bool abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid);
+extern void abt_bsort_end(AbtBuildSort *s);
+
 typedef struct AbtSorted AbtSorted;
 extern AbtSorted *abt_sorted_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 								   double *reltuples, double *indtuples);
