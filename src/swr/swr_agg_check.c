@@ -153,23 +153,22 @@ typedef struct SwrScanFind
 	List	   *scans;			/* of SwrScanState */
 } SwrScanFind;
 
-static bool
+static void
 swr_scan_find_walker(PlanState *ps, SwrScanFind *find)
 {
 	if (ps == NULL || IsA(ps, AggState))
-		return false;
+		return;
 	if (IsA(ps, CustomScanState) &&
 		((CustomScan *) ps->plan)->methods == &swr_scan_methods)
 	{
 		find->scans = lappend(find->scans, ps);
-		return false;
+		return;
 	}
 	if (IsA(ps, CteScanState) && ((CteScanState *) ps)->cteplanstate)
 		swr_scan_find_walker(((CteScanState *) ps)->cteplanstate, find);
 	/* the rows come from the outer side and special children, not subplans */
-	if (swr_scan_find_walker(outerPlanState(ps), find) ||
-		swr_scan_find_walker(innerPlanState(ps), find))
-		return true;
+	swr_scan_find_walker(outerPlanState(ps), find);
+	swr_scan_find_walker(innerPlanState(ps), find);
 	switch (nodeTag(ps))
 	{
 		case T_AppendState:
@@ -186,7 +185,6 @@ swr_scan_find_walker(PlanState *ps, SwrScanFind *find)
 		default:
 			break;
 	}
-	return false;
 }
 
 static void
