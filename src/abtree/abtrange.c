@@ -239,6 +239,27 @@ abt_range_weight_over_shards(FunctionCallInfo fcinfo, Oid type, bool visible_onl
 }
 
 /*
+ * The call's range (arguments 1-4) in one index; visible_only: through the
+ * weight store, as if abtree.mvstore were on (the caller asked for it).
+ */
+static uint64
+abt_range_weight_of(FunctionCallInfo fcinfo, Relation rel, Oid type, bool visible_only)
+{
+	MvsReader	rd;
+
+	if (visible_only)
+	{
+		mvs_reader_init(&rd, rel, GetActiveSnapshot());
+		rd.active = true;
+	}
+	return abt_range_weight(rel, type,
+							PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+							PG_GETARG_BOOL(3),
+							PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2),
+							PG_GETARG_BOOL(4), visible_only ? &rd : NULL);
+}
+
+/*
  * abtree_range_weight on a partitioned abtree index: the sum over its leaf
  * partitions' indexes, each as the same call on it would answer.
  * *partitioned is false if index is not a partitioned abtree index.
@@ -255,19 +276,8 @@ abt_range_weight_over_partitions(FunctionCallInfo fcinfo, Oid type, bool visible
 	foreach(lc, indexes)
 	{
 		Relation	rel = (Relation) lfirst(lc);
-		MvsReader	rd;
-		uint64		w;
+		uint64		w = abt_range_weight_of(fcinfo, rel, type, visible_only);
 
-		if (visible_only)
-		{
-			mvs_reader_init(&rd, rel, GetActiveSnapshot());
-			rd.active = true;
-		}
-		w = abt_range_weight(rel, type,
-							 PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-							 PG_GETARG_BOOL(3),
-							 PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2),
-							 PG_GETARG_BOOL(4), visible_only ? &rd : NULL);
 		sum = DirectFunctionCall2(numeric_add, sum, abt_uint64_numeric(w));
 		index_close(rel, AccessShareLock);
 	}
@@ -291,7 +301,6 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 	Relation	rel;
 	Oid			type;
 	uint64		w;
-	MvsReader	rd;
 	bool		visible_only = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 
 	/* only the weight store (shared memory) needs the preload */
@@ -322,17 +331,7 @@ abtree_range_weight(PG_FUNCTION_ARGS)
 			PG_RETURN_DATUM(sum);
 	}
 	rel = abt_open_index_for_reading(PG_GETARG_OID(0), AccessShareLock);
-	if (visible_only)
-	{
-		/* as if abtree.mvstore were on: the caller asked for it */
-		mvs_reader_init(&rd, rel, GetActiveSnapshot());
-		rd.active = true;
-	}
-	w = abt_range_weight(rel, type,
-						 PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-						 PG_GETARG_BOOL(3),
-						 PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2),
-						 PG_GETARG_BOOL(4), visible_only ? &rd : NULL);
+	w = abt_range_weight_of(fcinfo, rel, type, visible_only);
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_DATUM(abt_uint64_numeric(w));
 }
