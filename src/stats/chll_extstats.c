@@ -89,16 +89,21 @@ chll_stat_oid_arg(FunctionCallInfo fcinfo)
 	return statoid;
 }
 
+/* Does the current user own the statistics object (or is superuser)? */
+bool
+chll_stat_is_owner(Oid statoid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(StatisticExtRelationId, statoid, GetUserId());
+#else
+	return pg_statistics_object_ownercheck(statoid, GetUserId());
+#endif
+}
+
 static void
 chll_stat_check_owner(Oid statoid, const char *name)
 {
-#if PG_VERSION_NUM >= 160000
-	bool		owner = object_ownercheck(StatisticExtRelationId, statoid, GetUserId());
-#else
-	bool		owner = pg_statistics_object_ownercheck(statoid, GetUserId());
-#endif
-
-	if (!owner)
+	if (!chll_stat_is_owner(statoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of statistics object \"%s\"", name),
@@ -106,7 +111,7 @@ chll_stat_check_owner(Oid statoid, const char *name)
 }
 
 /* Does the object's stxkind array hold kind? */
-static bool
+bool
 chll_stat_has_kind(HeapTuple tup, char kind)
 {
 	bool		isnull;

@@ -48,9 +48,7 @@
 #include "nodes/parsenodes.h"
 #include "statistics/statistics.h"
 #include "tcop/utility.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -107,10 +105,10 @@ chll_refill_candidate(HeapTuple tup)
 {
 	Form_pg_statistic_ext st = (Form_pg_statistic_ext) GETSTRUCT(tup);
 	bool		isnull;
-	Datum		d;
-	ArrayType  *kinds;
-	bool		ndistinct = false;
 	HeapTuple	data;
+#if PG_VERSION_NUM >= 170000
+	Datum		d;
+#endif
 
 #if PG_VERSION_NUM >= 170000
 	d = SysCacheGetAttr(STATEXTOID, tup, Anum_pg_statistic_ext_stxstattarget, &isnull);
@@ -120,13 +118,7 @@ chll_refill_candidate(HeapTuple tup)
 	if (st->stxstattarget != 0)
 		return false;
 #endif
-	d = SysCacheGetAttr(STATEXTOID, tup, Anum_pg_statistic_ext_stxkind, &isnull);
-	if (isnull)
-		return false;
-	kinds = DatumGetArrayTypeP(d);
-	for (int i = 0; i < ARR_DIMS(kinds)[0]; i++)
-		ndistinct |= ((char *) ARR_DATA_PTR(kinds))[i] == STATS_EXT_NDISTINCT;
-	if (!ndistinct)
+	if (!chll_stat_has_kind(tup, STATS_EXT_NDISTINCT))
 		return false;
 
 	data = SearchSysCache2(STATEXTDATASTXOID, ObjectIdGetDatum(st->oid), BoolGetDatum(false));
@@ -147,13 +139,8 @@ chll_refill_table_ok(Oid relid, Oid statoid, Oid amoid)
 	bool		found = false;
 	ListCell   *lc;
 
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(StatisticExtRelationId, statoid, GetUserId()))
+	if (!chll_stat_is_owner(statoid))
 		return false;
-#else
-	if (!pg_statistics_object_ownercheck(statoid, GetUserId()))
-		return false;
-#endif
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		return false;

@@ -12,6 +12,8 @@
 
 #include "hll/chll_ndistinct.h"
 
+#include "access/htup.h"
+
 /* chll_ndsample.c: sampling and encoding through SPI */
 extern ChllNdCodes *chll_nd_sample(Oid extnsp, Relation rel,
 								   const AttrNumber *attnums, int ncols,
@@ -19,6 +21,8 @@ extern ChllNdCodes *chll_nd_sample(Oid extnsp, Relation rel,
 /* chll_extstats.c, chll_refill.c: statistics objects */
 extern int32 chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed,
 							 bool freeze, Oid extnsp);
+extern bool chll_stat_is_owner(Oid statoid);
+extern bool chll_stat_has_kind(HeapTuple tup, char kind);
 extern void chll_install_utility_hook(void);
 
 /*
