@@ -240,13 +240,17 @@ abt_bsort_begin(Relation index)
 	return s;
 }
 
-/* Room for one more in an array of *max elements of size sz (doubling) */
+/*
+ * Room for one more in an array of *max elements of size sz: doubling, but
+ * never past cap elements, the pairs that fit maintenance_work_mem
+ * (abt_bsort_put spills before the pairs and NULLs together reach it).
+ */
 static void *
-abt_bsort_grow(void *array, int64 n, int64 *max, Size sz)
+abt_bsort_grow(void *array, int64 n, int64 *max, Size sz, int64 cap)
 {
 	if (n < *max)
 		return array;
-	*max = Max(*max * 2, 1024);
+	*max = Min(Max(*max * 2, 1024), cap);
 	if (array == NULL)
 		return MemoryContextAllocHuge(CurrentMemoryContext, *max * sz);
 	return repalloc_huge(array, *max * sz);
@@ -261,12 +265,14 @@ abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull)
 		abt_bsort_general_put(s, tid, values, isnull);
 	else if (isnull[0])
 	{
-		s->nulls = abt_bsort_grow(s->nulls, s->nnulls, &s->maxnulls, sizeof(ItemPointerData));
+		s->nulls = abt_bsort_grow(s->nulls, s->nnulls, &s->maxnulls, sizeof(ItemPointerData),
+								  s->limit);
 		s->nulls[s->nnulls++] = *tid;
 	}
 	else
 	{
-		s->pairs = abt_bsort_grow(s->pairs, s->npairs, &s->maxpairs, sizeof(AbtPair));
+		s->pairs = abt_bsort_grow(s->pairs, s->npairs, &s->maxpairs, sizeof(AbtPair),
+								  s->limit);
 		s->pairs[s->npairs].key = abt_pair_key(s, values[0]);
 		s->pairs[s->npairs].tid = *tid;
 		s->npairs++;
