@@ -256,10 +256,11 @@ abt_verify_couple(AbtVerifyState *vs, BlockNumber blkno, OffsetNumber off, Block
 
 /*
  * On a standby a downlink to an internal page can be lighter than that
- * page's items while a weight pass is in flight on the primary: a hint
- * image of a lower page carries the pass's add, the page above it does not
- * yet, and the pass's MARK_VALID, whose redo recomputes the path, has not
- * been replayed ("Sampling", src/abtree/README).  No valid entry is
+ * page's items while a weight pass is in flight on the primary: a lower
+ * page's full-page image, or the downlinks a SPLIT record recomputes from
+ * the halves, carry the pass's add, the page above it does not yet, and
+ * the pass's MARK_VALID, whose redo recomputes the path, has not been
+ * replayed ("Sampling", src/abtree/README).  No valid entry is
  * uncounted then.  Look again for up to ABT_VERIFY_STANDBY_WAIT_MS while
  * replay goes on: true once the downlink covers its child (or moved).
  * A lasting deficit (a primary that crashed mid-pass and has not written
