@@ -27,6 +27,10 @@ CREATE INDEX bad_w_kw ON bad_w USING abtree (k) INCLUDE (w) WITH (weight_column 
 CREATE INDEX bad_t_btree ON bad_t USING btree (k);
 CREATE TABLE bad_empty (k int);
 CREATE INDEX bad_empty_k ON bad_empty USING abtree (k);
+CREATE TABLE bad_part (k int) PARTITION BY RANGE (k);
+CREATE TABLE bad_part_1 PARTITION OF bad_part FOR VALUES FROM (0) TO (1000);
+INSERT INTO bad_part SELECT generate_series(1, 300);
+CREATE INDEX bad_part_k ON bad_part USING abtree (k);
 CREATE INDEX bad_t_p ON bad_t USING pbtree (k);
 CREATE VIEW bad_v AS SELECT * FROM bad_t;
 CREATE SEQUENCE bad_seq;
@@ -184,6 +188,14 @@ INSERT INTO bad_case (area, sql) VALUES
 ('range weight', $$SELECT abtree_range_weight('bad_t', 1, 100)$$),
 ('range weight', $$SELECT abtree_range_weight('bad_t_btree', 1, 100)$$),
 ('range weight', $$SELECT abtree_range_weight('bad_empty_k', 1, 100)$$),
+-- the same on a partitioned abtree index (the sum over its partitions)
+('range weight', $$SELECT abtree_range_weight('bad_part_k', 1, 100)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', NULL, NULL)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', NULL::int, NULL::int, true, true, NULL)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', 'a'::text, 'b'::text)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', 0::numeric, 1e1000::numeric)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', -2147483648, 2147483647)$$),
+('range weight', $$SELECT abtree_range_weight('bad_part_k', 100, 1)$$),
 -- abtree_sketch
 ('sketch', $$SELECT chll_estimate(abtree_sketch('bad_t_k')) > 0$$),
 ('sketch', $$SELECT abtree_sketch(NULL) IS NULL$$),
@@ -198,6 +210,11 @@ INSERT INTO bad_case (area, sql) VALUES
 ('sketch', $$SELECT abtree_sketch('bad_t_btree', 1) IS NULL$$),
 ('sketch', $$SELECT abtree_sketch(0, 1) IS NULL$$),
 ('sketch', $$SELECT abtree_sketch('bad_empty_k', 1)::text = chll_create()::text$$),
+('sketch', $$SELECT chll_estimate(abtree_sketch('bad_part_k')) > 0$$),
+('sketch', $$SELECT abtree_sketch('bad_part_k', 0) IS NULL$$),
+('sketch', $$SELECT abtree_sketch('bad_part_k', 2) IS NULL$$),
+('sketch', $$SELECT abtree_sketch('bad_part_k', -2147483648) IS NULL$$),
+('sketch', $$SELECT abtree_sketch('bad_part_k', NULL) IS NULL$$),
 ('sketch', $$SELECT count(*) FROM abtree_column_ndistinct WHERE tablename LIKE 'bad\_%'$$),
 -- chll_create and input
 ('chll', $$SELECT chll_create(NULL) IS NULL$$),
@@ -205,6 +222,16 @@ INSERT INTO bad_case (area, sql) VALUES
 ('chll', $$SELECT chll(NULL::bytea) IS NULL$$),
 ('chll', $$SELECT chll(decode(repeat('00', 40000), 'hex'))$$),
 ('chll', $$SELECT (chll_create() || chll_create(16)) IS NULL$$),
+('chll', $$SELECT (chll_create() || NULL) IS NULL$$),
+('chll', $$SELECT chll_create() = NULL IS NULL$$),
+('chll', $$SELECT chll_cmp(chll_create(16), chll_create(32768))$$),
+('chll', $$SELECT chll_create(16) < chll_create(32)$$),
+('chll', $$SELECT chll_hash_sketch(chll_create(16)) = chll_hash_sketch(chll_create(16))$$),
+('chll', $$SELECT chll_hash_sketch(NULL) IS NULL$$),
+('chll', $$SELECT chll(''::bytea)$$),
+('chll', $$SELECT chll(decode('ff', 'hex'))$$),
+('chll', $$SELECT chll(1::int)$$),
+('chll', $$SELECT chll_eq(chll_create(), 'x'::text)$$),
 ('chll', $$SELECT (chll_info(chll_create(16))).buckets$$),
 ('chll', $$SELECT (chll_info(chll_create(32768))).buckets$$),
 ('chll', $$SELECT chll_create(0) IS NULL$$),
@@ -747,7 +774,7 @@ SELECT count(*) AS cases, count(*) FILTER (WHERE outcome LIKE 'ok:%') AS ok,
 SELECT abtree_verify('bad_t_k', true), abtree_verify('bad_w_kw', true);
 SELECT total_weight FROM abtree_stats('bad_w_kw');
 
-DROP TABLE bad_t, bad_w, bad_empty, bad_case, bad_am CASCADE;
+DROP TABLE bad_t, bad_w, bad_empty, bad_part, bad_case, bad_am CASCADE;
 DROP SEQUENCE bad_seq;
 DROP FUNCTION bad_chll_byte(int, text), bad_chll();
 
