@@ -49,6 +49,7 @@ OBJS = \
 	src/hll/chll_io.o \
 	src/hll/chll_ops.o \
 	src/hll/chll_ndistinct.o \
+	src/hll/chll_set.o \
 	src/hll/chll_sketch.o \
 	src/stats/chll_extstats.o \
 	src/stats/chll_ndsample.o \

@@ -130,6 +130,55 @@ RESET debug_discard_caches;
 SELECT sk_same('skd_idx', 1, chll_agg(a)) AS a, sk_same('skd_idx', 2, chll_agg(b)) AS b FROM skd;
 DROP TABLE skd;
 
+-- exact while small (issue 24): the index's sketch lists its distinct
+-- values until they outgrow its set; estimates are exact, inserts and
+-- VACUUM keep them so, and the set's bytes are the ones chll_agg makes
+CREATE TABLE skx (a int, b int);
+CREATE INDEX skx_idx ON skx USING abtree (a, b);
+INSERT INTO skx SELECT g % 1000, g % 2 FROM generate_series(1, 30000) g;
+SELECT round(chll_estimate(abtree_sketch('skx_idx', 1))) AS a_1000,
+       round(chll_estimate(abtree_sketch('skx_idx', 2))) AS b_2,
+       (chll_info(abtree_sketch('skx_idx', 1))).exact_distinct;
+-- every row of half of the values deleted, then VACUUM: exact again
+DELETE FROM skx WHERE a % 2 = 0;
+VACUUM skx;
+SELECT round(chll_estimate(abtree_sketch('skx_idx', 1))) AS a_500,
+       sk_same('skx_idx', 1, chll_agg(a)) AS a, sk_same('skx_idx', 2, chll_agg(b)) AS b
+  FROM skx;
+-- past the set's capacity: the counters estimate, verify still agrees
+INSERT INTO skx SELECT g, 0 FROM generate_series(10000, 14999) g;
+SELECT (chll_info(abtree_sketch('skx_idx', 1))).exact_distinct AS kept,
+       sk_same('skx_idx', 1, chll_agg(a)) AS a FROM skx;
+-- back below it: the stored set stays given up (verify allows that) until
+-- the sketch empties
+DELETE FROM skx WHERE a >= 10000;
+VACUUM skx;
+SELECT abtree_verify('skx_idx', exact => true) AS verified,
+       (chll_info(abtree_sketch('skx_idx', 1))).exact_distinct AS kept;
+DELETE FROM skx;
+VACUUM skx;
+INSERT INTO skx VALUES (1, 1), (2, 1);
+SELECT chll_estimate(abtree_sketch('skx_idx', 1)) AS two,
+       (chll_info(abtree_sketch('skx_idx', 1))).exact_distinct AS kept_again;
+DROP TABLE skx;
+
+-- a tall tree (2 kB keys, four sketched columns): inserts and VACUUM lock
+-- one chunk and one set page per column and log one entry per record, so
+-- that a record's path and sketch pages stay within XLR_MAX_BLOCK_ID
+CREATE TABLE skw (a text, b text, c text, d text);
+CREATE INDEX skw_idx ON skw USING abtree (a, b, c, d);
+INSERT INTO skw
+SELECT (SELECT string_agg(md5(g::text || '-' || i), '') FROM generate_series(1, 60) i),
+       md5(g::text), md5((g * 7)::text), (g % 7)::text
+  FROM generate_series(1, 6000) g;
+SELECT height >= 12 AS tall FROM abtree_stats('skw_idx');
+DELETE FROM skw WHERE d IN ('1', '2', '3');
+VACUUM skw;
+SELECT abtree_verify('skw_idx', exact => true) AS verified,
+       chll_estimate(abtree_sketch('skw_idx', 4)) AS d_4,
+       sk_same('skw_idx', 4, chll_agg(d)) AS d FROM skw;
+DROP TABLE skw;
+
 -- bad input
 SELECT abtree_sketch(NULL, 1);
 SELECT abtree_sketch('sk_idx', NULL);

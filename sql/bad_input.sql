@@ -256,7 +256,7 @@ INSERT INTO bad_case (area, sql) VALUES
 ('chll input', $$SELECT (chll_info(bad_chll()::chll)).items$$),
 ('chll input', $$SELECT left(bad_chll(), 40)::chll IS NULL$$),
 ('chll input', $$SELECT (bad_chll() || '00')::chll IS NULL$$),
-('chll input', $$SELECT bad_chll_byte(0, '02')::chll IS NULL$$),
+('chll input', $$SELECT bad_chll_byte(0, '03')::chll IS NULL$$),
 ('chll input', $$SELECT bad_chll_byte(0, 'ff')::chll IS NULL$$),
 ('chll input', $$SELECT bad_chll_byte(1, '00')::chll IS NULL$$),
 ('chll input', $$SELECT bad_chll_byte(1, '1f')::chll IS NULL$$),

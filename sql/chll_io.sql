@@ -104,13 +104,15 @@ SELECT ('\x' || repeat('00', 3000000))::chll;
 -- header
 SELECT '\x01'::chll;
 SELECT chll_t_patch(small, 0, '00')::chll FROM chll_io_s;
-SELECT chll_t_patch(small, 0, '02')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 0, '03')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '03')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '10')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '11')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '05')::chll FROM chll_io_s;
 SELECT left(small::text, -2)::chll FROM chll_io_s;
 SELECT (small::text || '00')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 2, '04')::chll FROM chll_io_s;
+-- the set given up, but its bytes left
 SELECT chll_t_patch(small, 2, '02')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 3, '01')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 2, '80')::chll FROM chll_io_s;
@@ -147,6 +149,16 @@ COPY chll_io_t2 FROM stdin;
 7	\\x01
 \.
 
+-- the exact set (16 buckets: the groups start at byte 728; hash 65536 is
+-- key 1, in slot 1 at byte 742; hash 161 << 16 shares its home slot)
+SELECT chll_t_patch(chll_add_hash(chll_create(16), 65536), 728, '02')::chll;
+SELECT chll_t_patch(chll_add_hash(chll_create(16), 65536), 748, '02')::chll;
+SELECT chll_t_patch(chll_add_hash(chll_create(16), 65536), 742,
+                    repeat('00', 20) || '01000000000001000000')::chll;
+SELECT chll_t_patch(chll_add_hash(chll_create(16), 65536), 742, '07')::chll;
+SELECT chll_t_patch(chll_add_hash(chll_add_hash(chll_create(16), 65536), 161 << 16), 742,
+                    'a1000000000001000000' || '01000000000001000000')::chll;
+SELECT chll_t_patch(chll_create(16), 730, '01')::chll;
 -- ---------------------------------------------------------------------------
 -- Every corrupt binary input is an error with SQLSTATE 22P03: bytes are
 -- written as a bytea column in binary COPY format and read back as chll
@@ -155,7 +167,7 @@ CREATE TEMP TABLE chll_io_bin (s chll);
 COPY (SELECT chll_send(two) FROM chll_io_s) TO :'chll_file' (FORMAT binary);
 COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
 SELECT s::text = (SELECT two::text FROM chll_io_s) AS binary_round_trip FROM chll_io_bin;
-COPY (SELECT decode(substr(chll_t_patch(two, 0, '02'), 3), 'hex') FROM chll_io_s)
+COPY (SELECT decode(substr(chll_t_patch(two, 0, '03'), 3), 'hex') FROM chll_io_s)
 	TO :'chll_file' (FORMAT binary);
 \set VERBOSITY sqlstate
 COPY chll_io_bin FROM :'chll_file' (FORMAT binary);

@@ -568,14 +568,22 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	MvsWriter	versions;
 	AbtSketchHashes hashes;
 	AbtSketchOp sketch;
+	bool		narrow;
 	int			k;
 
 	if (path_offs)
 		mvs_writer_begin(&versions, rel);
 	/* the entry's values join the sketches as it becomes valid (S1) */
 	abt_sketch_hash_tuple(rel, itup, &hashes);
-	abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
-	abt_sketch_lock(&sketch, rel, &hashes);
+	/* a tall tree (wide keys) leaves room for fewer sketch pages */
+	narrow = npath + abt_sketch_add_max_blocks(rel) + 1 > XLR_MAX_BLOCK_ID;
+	abt_xlog_reserve(rel, npath + (narrow ? abt_sketch_narrow_max_blocks(rel) :
+								   abt_sketch_add_max_blocks(rel)),
+					 abt_sketch_max_rdatas(rel));
+	if (narrow)
+		abt_sketch_lock_narrow(&sketch, rel, &hashes);
+	else
+		abt_sketch_lock(&sketch, rel, &hashes);
 	START_CRIT_SECTION();
 	/* root side first, as a pass would: see mvs_add */
 	for (k = npath - 1; path_offs && k >= 0; k--)

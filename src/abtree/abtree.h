@@ -36,7 +36,7 @@
 /* Metapage */
 #define ABT_METAPAGE			0
 #define ABT_MAGIC				0xAB7EE5A1
-#define ABT_VERSION				1
+#define ABT_VERSION				2	/* 2: sketches keep exact sets */
 
 #define ABT_META_WEIGHTED		0x0001	/* leaf tuples carry a weight */
 
@@ -509,8 +509,10 @@ abt_leaf_note_xid(Page page, TransactionId xid)
  * abtsketch.c: a counting HLL sketch per key column (src/abtree/README,
  * "Sketches").  512 buckets meet issue 7's accuracy targets (src/hll/README);
  * the head page holds the chll header and overflow array, the chunk pages
- * whole bucket records.
+ * whole bucket records, the set pages whole groups of the exact set.
  */
+#include "hll/chll.h"
+
 #define ABT_SKETCH_LOG2M		9
 #define ABT_SKETCH_MAX_COLS		4
 #define ABT_SKETCH_SPACE \
@@ -518,7 +520,12 @@ abt_leaf_note_xid(Page page, TransactionId xid)
 #define ABT_SKETCH_PER_CHUNK	(ABT_SKETCH_SPACE / (4 + 32))	/* CHLL_BUCKET_SIZE */
 #define ABT_SKETCH_NCHUNKS \
 	(((1 << ABT_SKETCH_LOG2M) + ABT_SKETCH_PER_CHUNK - 1) / ABT_SKETCH_PER_CHUNK)
-#define ABT_SKETCH_PAGES		(1 + ABT_SKETCH_NCHUNKS)
+#define ABT_SKETCH_GROUPS		CHLL_SET_GROUPS(ABT_SKETCH_LOG2M)
+#define ABT_SKETCH_GROUPS_PER_PAGE	(ABT_SKETCH_SPACE / CHLL_SET_GROUP_SIZE)
+#define ABT_SKETCH_SETPAGES \
+	((ABT_SKETCH_GROUPS + ABT_SKETCH_GROUPS_PER_PAGE - 1) / ABT_SKETCH_GROUPS_PER_PAGE)
+#define ABT_SKETCH_FIRST_SETPAGE	(1 + ABT_SKETCH_NCHUNKS)
+#define ABT_SKETCH_PAGES		(1 + ABT_SKETCH_NCHUNKS + ABT_SKETCH_SETPAGES)
 
 typedef struct AbtSketchHashes
 {
@@ -526,24 +533,27 @@ typedef struct AbtSketchHashes
 	bool		present[ABT_SKETCH_MAX_COLS];	/* false: NULL or no sketch */
 } AbtSketchHashes;
 
-#include "hll/chll.h"
-
 typedef struct AbtSketchCol
 {
 	int			k;				/* key column */
-	Buffer		bufs[ABT_SKETCH_PAGES]; /* head, chunks; InvalidBuffer if not held */
+	Buffer		bufs[ABT_SKETCH_PAGES]; /* head, chunks, set pages; or InvalidBuffer */
 	ChllView	view;
 	bool		changed;
 	uint8		dirty[(1 << ABT_SKETCH_LOG2M) / 8];	/* changed buckets */
 	uint8		hdr_before[24];	/* CHLL_HEADER_SIZE: the header at lock time */
 	int			snap_bucket;	/* the bucket saved in bucket_before, or -1 */
 	uint8		bucket_before[4 + 32];	/* CHLL_BUCKET_SIZE */
+	uint8		set_dirty[(ABT_SKETCH_GROUPS + 7) / 8];	/* changed set groups */
+	int			snap_group;		/* the group saved in group_before, or -1 */
 	/* from here on written before read (not cleared per operation) */
 	uint16		idx[ABT_SKETCH_NCHUNKS][ABT_SKETCH_PER_CHUNK + 1];	/* count, then indexes */
+	uint8		group_before[CHLL_SET_GROUP_SIZE];	/* if snap_group >= 0 */
 	/* WAL data (abt_sketch_xlog_register): runs built here */
 	uint8		head_runs[1 + 2 * 24 + 4 + 4];
 	uint8		bucket_runs[1 + 2 * (4 + 32) + 4];
 	uint16		full_runs[1 << ABT_SKETCH_LOG2M][2];	/* (offset, length) */
+	uint8		group_runs[1 + 2 * CHLL_SET_GROUP_SIZE + 4];
+	uint16		group_full_runs[ABT_SKETCH_GROUPS][2];
 } AbtSketchCol;
 
 typedef struct AbtSketchOp	/* also declared above, for abtxlog.c */
@@ -570,6 +580,9 @@ extern AbtSketchBuild *abt_sketch_build_begin(Relation index);
 extern void abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values,
 								 bool *isnull);
 extern void abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
+extern void abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
+extern int	abt_sketch_add_max_blocks(Relation rel);
+extern int	abt_sketch_narrow_max_blocks(Relation rel);
 extern void abt_sketch_none(AbtSketchOp *op, Relation rel);
 extern void abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add);
 extern void abt_sketch_mark_dirty(AbtSketchOp *op);

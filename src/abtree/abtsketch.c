@@ -40,6 +40,8 @@
 StaticAssertDecl(CHLL_HEADER_SIZE + (1 << ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE <=
 				 ABT_SKETCH_SPACE, "the head page holds header and overflow array");
 StaticAssertDecl(ABT_SKETCH_NCHUNKS <= CHLL_VIEW_MAX_CHUNKS, "too many chunks");
+StaticAssertDecl(ABT_SKETCH_SETPAGES <= CHLL_VIEW_MAX_CHUNKS, "too many set pages");
+StaticAssertDecl(ABT_SKETCH_GROUPS_PER_PAGE >= 1, "a set group fits a page");
 
 /* Redo data of a head page: the header, then changed entries lo..hi-1 */
 typedef struct AbtSketchHeadData
@@ -177,9 +179,24 @@ abt_sketch_init_page(Page page, int k, int chunk, const uint8 *bytes, Size len)
 	((PageHeader) page)->pd_lower = (char *) abt_sketch_data(page) + len - (char *) page;
 }
 
+/* Set page s (0-based): its first group and how many it holds */
+static inline int
+abt_sketch_set_groups(int s, int *first)
+{
+	*first = s * ABT_SKETCH_GROUPS_PER_PAGE;
+	return Min(ABT_SKETCH_GROUPS_PER_PAGE, ABT_SKETCH_GROUPS - *first);
+}
+
+static inline Size
+abt_sketch_group_off(int g)
+{
+	return chll_set_offset(ABT_SKETCH_LOG2M) + (Size) g * CHLL_SET_GROUP_SIZE;
+}
+
 /*
  * Pages of one sketch from its flat bytes: chunk 0 is the head page
- * (header and overflow array), chunks 1.. the bucket records.
+ * (header and overflow array), chunks 1.. the bucket records, and from
+ * ABT_SKETCH_FIRST_SETPAGE on the groups of the exact set.
  */
 static void
 abt_sketch_fill_page(Page page, int k, int chunk, const uint8 *sk)
@@ -188,6 +205,13 @@ abt_sketch_fill_page(Page page, int k, int chunk, const uint8 *sk)
 	int			first,
 				n;
 
+	if (chunk >= ABT_SKETCH_FIRST_SETPAGE)
+	{
+		n = abt_sketch_set_groups(chunk - ABT_SKETCH_FIRST_SETPAGE, &first);
+		abt_sketch_init_page(page, k, chunk, sk + abt_sketch_group_off(first),
+							 (Size) n * CHLL_SET_GROUP_SIZE);
+		return;
+	}
 	if (chunk == 0)
 	{
 		PGAlignedBlock tmp;
@@ -300,13 +324,53 @@ abt_sketch_view_chunk(AbtSketchCol *c, int chunk)
 }
 
 /*
+ * The set pages an operation needs: every one for VACUUM (one == NULL),
+ * none for an insert once the set is lost (the header, locked first, says
+ * so and cannot change meanwhile), else the page of the hash's group,
+ * whose bytes are saved for WAL of what changed.
+ */
+static void
+abt_sketch_lock_set(AbtSketchCol *c, Relation rel, BlockNumber first,
+					const AbtSketchHashes *one)
+{
+	int			g = -1;
+
+	if (one != NULL)
+	{
+		if (chll_set_lost(abt_sketch_data(BufferGetPage(c->bufs[0]))))
+			return;
+		g = chll_set_group_of(one->hash[c->k], ABT_SKETCH_LOG2M);
+	}
+	for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
+	{
+		int			page = ABT_SKETCH_FIRST_SETPAGE + s;
+
+		if (g >= 0 && g / ABT_SKETCH_GROUPS_PER_PAGE != s)
+			continue;
+		c->bufs[page] = abt_sketch_lock_page(rel, first + page, BUFFER_LOCK_EXCLUSIVE);
+		c->view.set[s] = abt_sketch_data(BufferGetPage(c->bufs[page]));
+	}
+	if (g >= 0)
+	{
+		c->snap_group = g;
+		memcpy(c->group_before,
+			   c->view.set[g / ABT_SKETCH_GROUPS_PER_PAGE] +
+			   (Size) (g % ABT_SKETCH_GROUPS_PER_PAGE) * CHLL_SET_GROUP_SIZE,
+			   CHLL_SET_GROUP_SIZE);
+	}
+}
+
+/*
  * Lock the pages an operation needs: for one insert (one != NULL), each
  * sketched column's head page and the chunk of its bucket (all chunks if
- * the overflow array is full); for VACUUM, every page.  Columns the entry
- * has NULL in are left alone.
+ * the overflow array is full, unless narrow: a promotion may demote an
+ * entry of another bucket, which chll then picks among the held chunks
+ * only; a removal never touches another bucket), and the set page of the
+ * hash's group unless the set is lost; for VACUUM of a whole leaf
+ * (one == NULL), every page.  Columns the entry has NULL in are left alone.
  */
-void
-abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
+static void
+abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, bool narrow)
 {
 	AbtIndexInfo *info = abt_sketch_info(rel);
 
@@ -335,23 +399,27 @@ abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
 		/* the bytes before, for WAL of what changed (abt_sketch_xlog_register) */
 		memcpy(c->hdr_before, hdr, CHLL_HEADER_SIZE);
 		c->snap_bucket = -1;
-		all = one == NULL ||
-			chll_get16(hdr + CHLL_OFF_OVF_USED) >= chll_get16(hdr + CHLL_OFF_OVF_CAPACITY);
-		for (int chunk = 1; chunk < ABT_SKETCH_PAGES; chunk++)
+		c->snap_group = -1;
+		all = one == NULL || (!narrow &&
+							  chll_get16(hdr + CHLL_OFF_OVF_USED) >= chll_get16(hdr + CHLL_OFF_OVF_CAPACITY));
+		for (int chunk = 1; chunk < ABT_SKETCH_FIRST_SETPAGE; chunk++)
 		{
 			if (!all &&
 				chll_hash_bucket(one->hash[k], ABT_SKETCH_LOG2M) / ABT_SKETCH_PER_CHUNK != chunk - 1)
 				continue;
 			c->bufs[chunk] = abt_sketch_lock_page(rel, first + chunk, BUFFER_LOCK_EXCLUSIVE);
 		}
+		abt_sketch_lock_set(c, rel, first, one);
 
 		c->view.log2m = ABT_SKETCH_LOG2M;
 		c->view.hdr = hdr;
 		c->view.ovf = hdr + CHLL_HEADER_SIZE;
 		c->view.per_chunk = ABT_SKETCH_PER_CHUNK;
 		c->view.dirty = c->dirty;
+		c->view.set_dirty = c->set_dirty;
+		c->view.groups_per_set = ABT_SKETCH_GROUPS_PER_PAGE;
 		c->view.ovf_lo = PG_INT32_MAX;
-		for (int chunk = 1; chunk < ABT_SKETCH_PAGES; chunk++)
+		for (int chunk = 1; chunk < ABT_SKETCH_FIRST_SETPAGE; chunk++)
 			if (BufferIsValid(c->bufs[chunk]))
 				abt_sketch_view_chunk(c, chunk);
 		if (one)
@@ -364,6 +432,19 @@ abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
 				   CHLL_BUCKET_SIZE);
 		}
 	}
+}
+
+void
+abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
+{
+	abt_sketch_lock_mode(op, rel, one, false);
+}
+
+/* Head, one chunk and one set page per column, whatever happens (tall trees) */
+void
+abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
+{
+	abt_sketch_lock_mode(op, rel, one, true);
 }
 
 /* An operation that changes no sketch */
@@ -395,6 +476,19 @@ abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add)
 			op->problems++;
 		c->changed = true;
 	}
+}
+
+/* Has a group on set page s changed? */
+static bool
+abt_sketch_set_page_changed(AbtSketchCol *c, int s)
+{
+	int			first;
+	int			n = abt_sketch_set_groups(s, &first);
+
+	for (int g = first; g < first + n; g++)
+		if (c->set_dirty[g / 8] & (1 << (g % 8)))
+			return true;
+	return false;
 }
 
 /*
@@ -431,6 +525,9 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
 			if (c->idx[chunk][0] > 0)
 				MarkBufferDirty(c->bufs[chunk + 1]);
+		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
+			if (abt_sketch_set_page_changed(c, s))
+				MarkBufferDirty(c->bufs[ABT_SKETCH_FIRST_SETPAGE + s]);
 	}
 }
 
@@ -441,11 +538,28 @@ abt_sketch_max_blocks(Relation rel)
 	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * ABT_SKETCH_PAGES;
 }
 
+/*
+ * ... for one insert: head, every chunk (a full overflow array), one set
+ * page; and narrow: head, one chunk, one set page.
+ */
+int
+abt_sketch_add_max_blocks(Relation rel)
+{
+	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * (2 + ABT_SKETCH_NCHUNKS);
+}
+
+int
+abt_sketch_narrow_max_blocks(Relation rel)
+{
+	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * 3;
+}
+
 int
 abt_sketch_max_rdatas(Relation rel)
 {
 	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) *
-		(2 + ABT_SKETCH_NCHUNKS + 2 * (1 << ABT_SKETCH_LOG2M));
+		(2 + ABT_SKETCH_NCHUNKS + 2 * (1 << ABT_SKETCH_LOG2M) +
+		 ABT_SKETCH_SETPAGES + 2 * ABT_SKETCH_GROUPS);
 }
 
 /*
@@ -560,6 +674,38 @@ abt_sketch_register_chunk(AbtSketchCol *c, int chunk, int block_id)
 	}
 }
 
+/* A set page: the saved group's changed bytes, other groups whole */
+static void
+abt_sketch_register_set_page(AbtSketchCol *c, int s, int block_id)
+{
+	int			first;
+	int			n = abt_sketch_set_groups(s, &first);
+	uint8	   *data = c->view.set[s];
+	int			len = 1;
+
+	XLogRegisterBuffer(block_id, c->bufs[ABT_SKETCH_FIRST_SETPAGE + s], REGBUF_STANDARD);
+	c->group_runs[0] = ABT_SKETCH_RUNS;
+	if (c->snap_group >= first && c->snap_group < first + n)
+	{
+		int			off = (c->snap_group - first) * CHLL_SET_GROUP_SIZE;
+
+		abt_sketch_diff_runs(c->group_runs, &len, c->group_before, data + off,
+							 CHLL_SET_GROUP_SIZE, off);
+	}
+	XLogRegisterBufData(block_id, (char *) c->group_runs, len);
+	for (int g = first; g < first + n; g++)
+	{
+		int			off = (g - first) * CHLL_SET_GROUP_SIZE;
+
+		if (g == c->snap_group || (c->set_dirty[g / 8] & (1 << (g % 8))) == 0)
+			continue;
+		c->group_full_runs[g][0] = off;
+		c->group_full_runs[g][1] = CHLL_SET_GROUP_SIZE;
+		XLogRegisterBufData(block_id, (char *) c->group_full_runs[g], ABT_RUN_HDR);
+		XLogRegisterBufData(block_id, (char *) data + off, CHLL_SET_GROUP_SIZE);
+	}
+}
+
 /*
  * Register the changed sketch pages from block_id on; returns the next
  * free block id.  The bytes are read at XLogInsert, which must follow
@@ -581,6 +727,9 @@ abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
 			if (c->idx[chunk][0] > 0)
 				abt_sketch_register_chunk(c, chunk, block_id++);
 		}
+		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
+			if (abt_sketch_set_page_changed(c, s))
+				abt_sketch_register_set_page(c, s, block_id++);
 	}
 	return block_id;
 }
@@ -598,6 +747,9 @@ abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn)
 		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
 			if (c->idx[chunk][0] > 0)
 				PageSetLSN(BufferGetPage(c->bufs[chunk + 1]), lsn);
+		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
+			if (abt_sketch_set_page_changed(c, s))
+				PageSetLSN(BufferGetPage(c->bufs[ABT_SKETCH_FIRST_SETPAGE + s]), lsn);
 	}
 }
 
@@ -715,7 +867,14 @@ abt_sketch_copy(Relation rel, int k)
 	{
 		uint8	   *src = abt_sketch_data(BufferGetPage(bufs[c]));
 
-		if (c == 0)
+		if (c >= ABT_SKETCH_FIRST_SETPAGE)
+		{
+			int			firstg;
+			int			n = abt_sketch_set_groups(c - ABT_SKETCH_FIRST_SETPAGE, &firstg);
+
+			memcpy(sk + abt_sketch_group_off(firstg), src, (Size) n * CHLL_SET_GROUP_SIZE);
+		}
+		else if (c == 0)
 		{
 			memcpy(sk, src, CHLL_HEADER_SIZE);
 			memcpy(sk + CHLL_HEADER_SIZE + (Size) m * CHLL_BUCKET_SIZE, src + CHLL_HEADER_SIZE,
@@ -732,6 +891,16 @@ abt_sketch_copy(Relation rel, int k)
 	}
 	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
 		UnlockReleaseBuffer(bufs[c]);
+
+	/*
+	 * A set given up by an insert keeps stale bytes in the groups that
+	 * insert did not hold (chll_set.c); the flat form of a lost set is zero.
+	 */
+	if (chll_set_lost(sk))
+		memset(sk + chll_set_offset(ABT_SKETCH_LOG2M), 0, chll_set_size(ABT_SKETCH_LOG2M));
+	/* ... and a sketch emptied without all its pages held keeps the flag */
+	if (chll_total(sk) == 0)
+		chll_init(sk, ABT_SKETCH_LOG2M);
 	return sk;
 }
 

@@ -55,6 +55,60 @@ abt_vac_lock_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 }
 
 /*
+ * Remove entries deletable[0..n) of a leaf whose path is held, with the
+ * weight they carried, in one critical section and one WAL record: the
+ * leaf, the path's downlinks and the sketches (S1: valid entries leave
+ * them).  one_by_one: the record may hold only this entry's sketch pages.
+ */
+static void
+abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs,
+				  int npath, OffsetNumber *deletable, int n, uint64 removed,
+				  bool weighted, bool one_by_one)
+{
+	Page		page = BufferGetPage(leafbuf);
+	AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * n);
+	int			nhashes = 0;
+	AbtSketchOp sketch;
+
+	for (int k = 0; k < n; k++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
+
+		if (TransactionIdIsValid(abt_leaf_xmin(itup)))
+			abt_sketch_hash_tuple(rel, itup, &hashes[nhashes++]);
+	}
+	abt_xlog_reserve(rel, npath + (one_by_one ? abt_sketch_narrow_max_blocks(rel) :
+								   abt_sketch_max_blocks(rel)),
+					 abt_sketch_max_rdatas(rel));
+	if (nhashes == 0)
+		abt_sketch_none(&sketch, rel);
+	else if (one_by_one)
+		abt_sketch_lock_narrow(&sketch, rel, &hashes[0]);
+	else
+		abt_sketch_lock(&sketch, rel, NULL);
+	START_CRIT_SECTION();
+	for (int k = 0; k < nhashes; k++)
+		abt_sketch_apply(&sketch, &hashes[k], false);
+	abt_sketch_mark_dirty(&sketch);
+	PageIndexMultiDelete(page, deletable, n);
+	AbtPageGetOpaque(page)->sid++;
+	abt_leaf_update_invalid_flag(page);
+	MarkBufferDirty(leafbuf);
+	for (int k = 0; k < npath; k++)
+	{
+		Page		ppage = BufferGetPage(path[k]);
+
+		AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k])))->weight -= removed;
+		MarkBufferDirty(path[k]);
+	}
+	if (RelationNeedsWAL(rel))
+		abt_xlog_vacuum(leafbuf, deletable, n, path, npath, weighted, &sketch);
+	END_CRIT_SECTION();
+	abt_sketch_release(&sketch);
+	pfree(hashes);
+}
+
+/*
  * Remove the dead entries of the leaf that holds the tuple firstitup, and
  * subtract their weight above.  The whole path from the leaf to the root
  * is locked exclusively, bottom-up, for the change and its one WAL record,
@@ -118,44 +172,24 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		MvsDelta	forgotten[MaxIndexTuplesPerPage];
 		int			nforgotten = abt_leaf_deltas(page, deletable, ndeletable,
 												 weighted, forgotten);
-		AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * ndeletable);
-		int			nhashes = 0;
-		AbtSketchOp sketch;
 
-		/* valid entries leave the sketches with the page (S1) */
-		for (k = 0; k < ndeletable; k++)
-		{
-			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
-
-			if (TransactionIdIsValid(abt_leaf_xmin(itup)))
-				abt_sketch_hash_tuple(rel, itup, &hashes[nhashes++]);
-		}
-		abt_xlog_reserve(rel, npath + abt_sketch_max_blocks(rel), abt_sketch_max_rdatas(rel));
-		if (nhashes > 0)
-			abt_sketch_lock(&sketch, rel, NULL);
+		/*
+		 * One record for the leaf, its path and every sketch page, unless a
+		 * tall tree (wide keys) leaves too few block references for that:
+		 * then one record per entry, the last first so that the offsets of
+		 * the others stay put.
+		 */
+		if (npath + abt_sketch_max_blocks(rel) + 1 <= XLR_MAX_BLOCK_ID)
+			abt_vacuum_remove(rel, leafbuf, path, offs, npath, deletable, ndeletable,
+							  removed, weighted, false);
 		else
-			abt_sketch_none(&sketch, rel);
-		START_CRIT_SECTION();
-		for (k = 0; k < nhashes; k++)
-			abt_sketch_apply(&sketch, &hashes[k], false);
-		abt_sketch_mark_dirty(&sketch);
-		PageIndexMultiDelete(page, deletable, ndeletable);
-		AbtPageGetOpaque(page)->sid++;
-		abt_leaf_update_invalid_flag(page);
-		MarkBufferDirty(leafbuf);
-		for (k = 0; k < npath; k++)
-		{
-			Page		ppage = BufferGetPage(path[k]);
+			for (k = ndeletable - 1; k >= 0; k--)
+			{
+				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
 
-			AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k])))->weight -= removed;
-			MarkBufferDirty(path[k]);
-		}
-		if (RelationNeedsWAL(rel))
-			abt_xlog_vacuum(leafbuf, deletable, ndeletable, path, npath, weighted,
-							&sketch);
-		END_CRIT_SECTION();
-		abt_sketch_release(&sketch);
-		pfree(hashes);
+				abt_vacuum_remove(rel, leafbuf, path, offs, npath, &deletable[k], 1,
+								  abt_leaf_effective_weight(itup, weighted), weighted, true);
+			}
 
 		/* the removed weight leaves the versions too (whole path held) */
 		for (k = 0; k < npath; k++)

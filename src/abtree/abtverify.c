@@ -401,6 +401,27 @@ abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup)
 }
 
 /*
+ * Byte for byte, except that the stored sketch may have given its exact set
+ * up while the entries' sketch keeps one: the stored one once held more
+ * distinct values than a set holds, and removals do not bring a set back.
+ */
+static bool
+abt_verify_same_sketch(uint8 *stored, uint8 *fresh)
+{
+	Size		set = chll_set_offset(ABT_SKETCH_LOG2M);
+	bool		same;
+
+	if (chll_set_lost(stored) == chll_set_lost(fresh))
+		return memcmp(stored, fresh, chll_sketch_size(ABT_SKETCH_LOG2M)) == 0;
+	if (!chll_set_lost(stored))
+		return false;
+	fresh[CHLL_OFF_FLAGS] |= CHLL_FLAG_SET_LOST;
+	same = memcmp(stored, fresh, set) == 0;
+	fresh[CHLL_OFF_FLAGS] &= ~CHLL_FLAG_SET_LOST;
+	return same;
+}
+
+/*
  * Each stored sketch must hold as many values as the valid entries have
  * non-NULL keys in its column, and, if neither sketch has approximate
  * counts, be the very sketch of those values, byte for byte.
@@ -419,7 +440,7 @@ abt_verify_sketches(AbtVerifyState *vs)
 			abt_corrupt(vs->rel, "The sketch of key column %d counts " UINT64_FORMAT " values, the valid entries have " UINT64_FORMAT ".",
 						k + 1, chll_total(stored), chll_total(fresh));
 		if (((stored[CHLL_OFF_FLAGS] | fresh[CHLL_OFF_FLAGS]) & CHLL_FLAG_APPROX) == 0 &&
-			memcmp(stored, fresh, chll_sketch_size(ABT_SKETCH_LOG2M)) != 0)
+			!abt_verify_same_sketch(stored, fresh))
 			abt_corrupt(vs->rel, "The sketch of key column %d differs from the sketch of the valid entries' values.",
 						k + 1);
 	}

@@ -31,7 +31,7 @@
 #endif
 
 /* Format version: byte 0 of every sketch and of its text and binary forms */
-#define CHLL_FORMAT_VERSION		1
+#define CHLL_FORMAT_VERSION		2	/* 2: the exact set (chll_set.c) */
 
 /* Bucket counts m = 2^log2m */
 #define CHLL_MIN_LOG2M			4
@@ -59,7 +59,9 @@
 
 /* Some count in the sketch is approximate (probabilistic or saturated) */
 #define CHLL_FLAG_APPROX		0x01
-#define CHLL_KNOWN_FLAGS		CHLL_FLAG_APPROX
+/* The exact set overflowed: the estimate comes from the HLL counters */
+#define CHLL_FLAG_SET_LOST		0x02
+#define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST)
 
 /* Buckets: uint32 number of values, then one counter byte per z */
 #define CHLL_BUCKET_SIZE		(4 + CHLL_SLOTS)
@@ -67,6 +69,19 @@
 
 /* Overflow entries: uint16 bucket, uint8 z, uint8 zero, uint32 count */
 #define CHLL_ENTRY_SIZE			8
+
+/*
+ * The exact set, after the overflow array: chll_set_groups() groups of a
+ * uint16 key count, two zero bytes, and CHLL_SET_SLOTS slots of a 48-bit
+ * key (the hash's top 48 bits) and a uint32 count (0: empty slot).
+ */
+#define CHLL_SET_SLOTS			160
+#define CHLL_SET_MAX_USED		150
+#define CHLL_SET_SLOT_SIZE		10
+#define CHLL_SET_GROUP_HDR		4
+#define CHLL_SET_GROUP_SIZE		(CHLL_SET_GROUP_HDR + CHLL_SET_SLOTS * CHLL_SET_SLOT_SIZE)
+/* One group per 51 buckets or so: 10 for the default 512, at least one */
+#define CHLL_SET_GROUPS(log2m)	Max(1, (10 << (log2m)) / 512)
 
 /*
  * Counter bytes: 0..128 count exactly; 129..CHLL_RAW_MAX are the thesis's
@@ -78,7 +93,7 @@
 #define CHLL_RAW_OVERFLOW		255
 
 /* Initial state of the coin-flip generator ("chll v1") */
-#define CHLL_PRNG_SEED			UINT64CONST(0x63686c6c20763100)
+#define CHLL_PRNG_SEED			UINT64CONST(0x63686c6c20763100)	/* "chll v1" */
 
 typedef enum ChllStatus
 {
@@ -160,7 +175,10 @@ typedef struct ChllView
 	uint8	   *ovf;
 	uint8	   *chunk[CHLL_VIEW_MAX_CHUNKS];
 	int			per_chunk;
+	uint8	   *set[CHLL_VIEW_MAX_CHUNKS];
+	int			groups_per_set;
 	uint8	   *dirty;
+	uint8	   *set_dirty;
 	int			ovf_lo;
 	int			ovf_hi;
 } ChllView;
@@ -171,6 +189,7 @@ extern ChllStatus chll_view_add(ChllView *v, uint64 hash);
 extern ChllStatus chll_view_remove(ChllView *v, uint64 hash);
 extern int	chll_hash_bucket(uint64 hash, int log2m);
 extern int	chll_overflow_capacity(int log2m);
+extern Size chll_set_offset(int log2m);
 extern Size chll_sketch_size(int log2m);
 extern void chll_init(uint8 *sk, int log2m);
 extern uint64 chll_mix64(uint64 x);
@@ -183,6 +202,18 @@ extern bool chll_slot(const uint8 *sk, int bucket, int z,
 					  int *raw, uint64 *count, bool *exact);
 extern bool chll_header_ok(const uint8 *sk, Size len);
 extern bool chll_validate(const uint8 *sk, Size len, char *why, Size whylen);
+
+/* chll_set.c: the exact set */
+extern int	chll_set_groups(int log2m);
+extern int	chll_set_group_of(uint64 hash, int log2m);
+extern Size chll_set_size(int log2m);
+extern bool chll_set_lost(const uint8 *hdr);
+extern void chll_set_view_add(ChllView *v, uint64 hash);
+extern bool chll_set_view_remove(ChllView *v, uint64 hash);
+extern void chll_set_view_reset(ChllView *v, bool was_lost);
+extern int64 chll_set_distinct(const uint8 *sk);
+extern void chll_set_union_into(uint8 *dst, const uint8 *src);
+extern bool chll_set_validate(const uint8 *sk, char *why, Size whylen);
 
 /* chll_io.c: shared by the SQL functions */
 #define CHLL_BYTES(v)			((uint8 *) VARDATA(v))

@@ -322,8 +322,8 @@ chll_info(PG_FUNCTION_ARGS)
 	bytea	   *v = chll_getarg(fcinfo, 0, false);
 	const uint8 *sk = CHLL_BYTES(v);
 	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7] = {false};
+	Datum		values[8];
+	bool		nulls[8] = {false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -334,6 +334,7 @@ chll_info(PG_FUNCTION_ARGS)
 	values[4] = Int32GetDatum(chll_get16(sk + CHLL_OFF_OVF_USED));
 	values[5] = Int32GetDatum(chll_get16(sk + CHLL_OFF_OVF_CAPACITY));
 	values[6] = Int32GetDatum((int32) (VARSIZE(v) - VARHDRSZ));
+	values[7] = BoolGetDatum(!chll_set_lost(sk));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 													  values, nulls)));
 }

@@ -93,6 +93,8 @@ chll_report(ChllStatus st, const uint8 *sk)
 				 errmsg("cannot remove a value that the chll sketch does not contain"),
 				 chll_total(sk) == 0 ?
 				 errdetail("The sketch is empty.") :
+				 !chll_set_lost(sk) ?
+				 errdetail("The sketch lists every distinct value it holds, and this one is not among them.") :
 				 errdetail("Nothing was added to the value's bucket, or every count in the sketch is exact and nothing was added under the value's bucket and leading-zero count."),
 				 errhint("Remove only values that were added to the sketch.")));
 	if (st == CHLL_CORRUPT)

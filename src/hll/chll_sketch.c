@@ -69,10 +69,17 @@ chll_overflow_capacity(int log2m)
 	return Max(16, 1 << log2m);
 }
 
+/* The exact set comes after the overflow array (chll_set.c) */
+Size
+chll_set_offset(int log2m)
+{
+	return entry_off(log2m, chll_overflow_capacity(log2m));
+}
+
 Size
 chll_sketch_size(int log2m)
 {
-	return entry_off(log2m, chll_overflow_capacity(log2m));
+	return chll_set_offset(log2m) + chll_set_size(log2m);
 }
 
 /* The header of an empty sketch */
@@ -109,6 +116,8 @@ chll_view_flat(ChllView *v, uint8 *sk)
 	v->ovf = sk + entry_off(v->log2m, 0);
 	v->chunk[0] = sk + bucket_off(0);
 	v->per_chunk = 1 << v->log2m;
+	v->set[0] = sk + chll_set_offset(v->log2m);
+	v->groups_per_set = chll_set_groups(v->log2m);
 	v->ovf_lo = PG_INT32_MAX;
 }
 
@@ -410,7 +419,10 @@ slot_rank(int top, int z)
  * demoted if it is less important than this one.  Returns false when the
  * slot must stay a counter byte.  The depth test comes first so that a deep
  * slot hovering around 128 does not search for a victim on every addition.
- * Only a full array makes us read (and perhaps change) other buckets.
+ * Only a full array makes us read (and perhaps change) other buckets, and
+ * only those the view holds (all of them but in an index's narrow locking,
+ * src/abtree/README "Sketches"); a demotion makes the sketch approximate
+ * either way.
  */
 static bool
 promote(ChllView *v, int bucket, int z, uint32 count)
@@ -431,8 +443,13 @@ promote(ChllView *v, int bucket, int z, uint32 count)
 		for (int e = 0; e < used; e++)
 		{
 			const uint8 *ep = view_entry(v, e);
-			int			rank = slot_rank(bucket_top(v, chll_get16(ep)), ep[2]);
+			int			rank;
 			uint32		c = chll_get32(ep + 4);
+
+			/* an index may hold only some chunks: victims come from those */
+			if (v->chunk[chll_get16(ep) / v->per_chunk] == NULL)
+				continue;
+			rank = slot_rank(bucket_top(v, chll_get16(ep)), ep[2]);
 
 			if (rank > victim_rank || (rank == victim_rank && c > victim_count))
 			{
@@ -602,8 +619,10 @@ static void
 view_reset(ChllView *v)
 {
 	int			m = 1 << v->log2m;
+	bool		lost = chll_set_lost(v->hdr);
 
 	init_header(v->hdr, v->log2m);
+	chll_set_view_reset(v, lost);
 	memset(v->ovf, 0, (Size) chll_overflow_capacity(v->log2m) * CHLL_ENTRY_SIZE);
 	touch_entries(v, 0, chll_overflow_capacity(v->log2m));
 	for (int i = 0; i < m; i++)
@@ -644,15 +663,17 @@ chll_view_add(ChllView *v, uint64 hash)
 	}
 	if (total != PG_UINT64_MAX)
 		chll_put64(v->hdr + CHLL_OFF_TOTAL, total + 1);
+	chll_set_view_add(v, hash);
 	return CHLL_OK;
 }
 
 /*
  * Remove one occurrence of a hash.  CHLL_NOT_PRESENT (and no change) when
- * it certainly was not added: its bucket is empty, or every count in the
- * sketch is exact and its slot is zero.  A zero slot in an approximate
- * sketch may be a probabilistic counter that reached zero early, so the
- * exact counts go down all the same.
+ * it certainly was not added: its bucket is empty, the exact set is kept
+ * and lacks it, or every count in the sketch is exact and its slot is
+ * zero.  A zero slot in an approximate sketch may be a probabilistic
+ * counter that reached zero early, so the exact counts go down all the
+ * same.  The set goes first: the HLL part may reset the whole sketch.
  */
 ChllStatus
 chll_view_remove(ChllView *v, uint64 hash)
@@ -664,6 +685,11 @@ chll_view_remove(ChllView *v, uint64 hash)
 	uint64		total = chll_get64(v->hdr + CHLL_OFF_TOTAL);
 
 	if (bcount == 0 || total == 0)
+		return CHLL_NOT_PRESENT;
+	if (!chll_set_lost(v->hdr) && *view_slot(v, bucket, z) == 0 &&
+		(v->hdr[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
+		return CHLL_NOT_PRESENT;	/* before the set changes */
+	if (!chll_set_view_remove(v, hash))
 		return CHLL_NOT_PRESENT;
 	if (*view_slot(v, bucket, z) != 0)
 	{
@@ -814,6 +840,7 @@ chll_union_into(uint8 *dst, const uint8 *src)
 		else
 			chll_put32(dst + bucket_off(i), (uint32) (sb + db));
 	}
+	chll_set_union_into(dst, src);
 	chll_put64(dst + CHLL_OFF_TOTAL, add_sat64(chll_total(dst), chll_total(src)));
 	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX;
 	return CHLL_OK;
@@ -895,7 +922,10 @@ chll_estimate_sketch(const uint8 *sk)
 	int			m = bucket_count(sk);
 	int			hist[CHLL_QBITS + 2] = {0};
 	double		denom;
+	int64		exact = chll_set_distinct(sk);
 
+	if (exact >= 0)
+		return (double) exact;	/* every distinct hash is in the set */
 	for (int i = 0; i < m; i++)
 		hist[bucket_register(sk, i)]++;
 	if (hist[0] == m)
@@ -1073,5 +1103,5 @@ chll_validate(const uint8 *sk, Size len, char *why, Size whylen)
 	if (chll_total(sk) == 0 &&
 		(sk[CHLL_OFF_FLAGS] != 0 || chll_get64(sk + CHLL_OFF_PRNG) != CHLL_PRNG_SEED))
 		INVALID("An empty sketch must have the initial flags and generator state.");
-	return true;
+	return chll_set_validate(sk, why, whylen);
 }

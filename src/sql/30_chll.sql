@@ -84,7 +84,8 @@ CREATE FUNCTION chll_info(sketch chll,
 	OUT exact boolean,
 	OUT overflow_used integer,
 	OUT overflow_capacity integer,
-	OUT bytes integer)
+	OUT bytes integer,
+	OUT exact_distinct boolean)
 RETURNS record
 AS 'MODULE_PATHNAME', 'chll_info'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
