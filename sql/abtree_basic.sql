@@ -122,6 +122,19 @@ CREATE INDEX abt_tmp_k ON abt_tmp USING abtree (k);
 INSERT INTO abt_tmp SELECT generate_series(1, 1000);
 SELECT abtree_verify('abt_tmp_k', true);
 SELECT count(*) FROM abtree_sample_tids('abt_tmp_k', 10, 1);
+-- keys near the size limit: a split must leave room for the new key in
+-- the half it goes to, with the left half's new high key (2.2 kB keys
+-- inserted out of order made a half overflow: PANIC "failed to add item")
+CREATE TABLE abt_wide (a text);
+CREATE INDEX abt_wide_a ON abt_wide USING abtree (a) WITH (sketch = off);
+INSERT INTO abt_wide
+SELECT (SELECT string_agg(md5(g::text || '-' || i), '') FROM generate_series(1, n) i)
+  FROM generate_series(1, 300) g, (VALUES (70), (76), (83)) v(n) ORDER BY md5(g::text || n);
+SELECT count(*), min(length(a)), max(length(a)) FROM abt_wide;
+SELECT abtree_verify('abt_wide_a', exact => true) AS verified;
+SELECT count(*) AS found FROM abt_wide WHERE a = (SELECT max(a) FROM abt_wide);
+DROP TABLE abt_wide;
+
 CREATE TABLE abt_empty (k int);
 CREATE INDEX abt_empty_k ON abt_empty USING abtree (k);
 SELECT * FROM abtree_stats('abt_empty_k');

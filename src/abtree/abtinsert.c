@@ -31,6 +31,7 @@ typedef struct AbtInsertState
 	Relation	rel;
 	AbtIndexInfo *info;
 	AbtKey	   *key;			/* the full key of the new entry */
+	IndexTuple	newitup;		/* the new entry, while it is being placed */
 	AbtPathEntry path[ABT_MAX_HEIGHT];
 	int			depth;			/* entries in path, root side first */
 } AbtInsertState;
@@ -41,6 +42,7 @@ typedef struct AbtSplitPlan
 	OffsetNumber first;			/* first data item of the page being split */
 	OffsetNumber splitoff;		/* first data item that goes right */
 	IndexTuple	lefthikey;		/* the left half's new high key */
+	bool		at_new;			/* a leaf split at the new entry: it ends the left half */
 } AbtSplitPlan;
 
 static void
@@ -94,36 +96,107 @@ abt_create_first_root(Relation rel, BlockNumber metablk)
 	return rootbuf;
 }
 
+/* Space an item takes on a page: its bytes and its line pointer */
+static inline Size
+abt_item_space(Page page, OffsetNumber off)
+{
+	return MAXALIGN(ItemIdGetLength(PageGetItemId(page, off))) + sizeof(ItemIdData);
+}
+
 /*
- * Choose where to split a full page: about half the bytes go each way, and
- * each half keeps at least one data item.
+ * Choose where to split a full page: the split that leaves both halves
+ * fitting, with the incoming item of need bytes in the half it goes to
+ * (left iff newoff < the split offset: for a leaf newoff is the item's
+ * search position, for an internal page the downlink the new one follows,
+ * as abt_follow_half decides) and the
+ * left half's new high key, and that balances the bytes best; each half
+ * keeps at least one data item.  Splitting by bytes alone could leave the
+ * incoming half full when items are near ABT_MAX_ITEM_SIZE.  A leaf's
+ * high key is bounded by the item it is made from plus the pivot's aux
+ * (abt_make_pivot keeps the key columns only); an internal split moves a
+ * downlink to the right half without its key.  A leaf may also split at
+ * the new entry itself (at_new): the items before it go left, the new
+ * entry ends the left half and gives it its high key.  Without that, a
+ * large entry between two large items had no half to go to.
  */
 static void
-abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan)
+abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
+			   OffsetNumber newoff)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	bool		leaf = AbtPageIsLeaf(opaque);
 	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	OffsetNumber off;
+	Size		cap = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(AbtPageOpaqueData));
+	Size		nokey = MAXALIGN(MAXALIGN(sizeof(IndexTupleData)) + sizeof(AbtPivotAux)) +
+		sizeof(ItemIdData);
+	Size		rfixed = AbtPageIsRightmost(opaque) ? 0 : abt_item_space(page, ABT_HIKEY);
 	Size		total = 0;
 	Size		sofar = 0;
+	Size		bestdiff = SIZE_MAX;
+	OffsetNumber best = InvalidOffsetNumber;
+	OffsetNumber off;
 	IndexTuple	itup;
 
 	if (maxoff < first + 1)
 		elog(ERROR, "abtree: page with %d items cannot be split", maxoff - first + 1);
 
 	for (off = first; off <= maxoff; off++)
-		total += ItemIdGetLength(PageGetItemId(page, off));
-	for (off = first; off < maxoff; off++)
+		total += abt_item_space(page, off);
+	plan->at_new = false;
+	for (off = first; off <= maxoff; off++)
 	{
-		sofar += ItemIdGetLength(PageGetItemId(page, off));
-		if (sofar >= total / 2)
-			break;
-	}
-	plan->first = first;
-	plan->splitoff = off + 1;
+		Size		left,
+					right;
 
-	if (AbtPageIsLeaf(opaque))
+		if (off > first)
+			sofar += abt_item_space(page, off - 1);
+		if (leaf && ist->newitup != NULL && off == newoff)
+		{
+			/* at_new: items [first, off) and the new entry, its pivot */
+			left = sofar + 2 * need + MAXALIGN(sizeof(AbtPivotAux));
+			right = rfixed + total - sofar;
+			if (left <= cap && right <= cap &&
+				Max(left, right) - Min(left, right) < bestdiff)
+			{
+				bestdiff = Max(left, right) - Min(left, right);
+				best = off;
+				plan->at_new = true;
+			}
+		}
+		if (off == first)
+			continue;
+		left = sofar + (leaf ?
+						MAXALIGN(ItemIdGetLength(PageGetItemId(page, off - 1)) + sizeof(AbtPivotAux)) +
+						sizeof(ItemIdData) :
+						abt_item_space(page, off));
+		right = rfixed + total - sofar;
+		if (!leaf)
+			right = right - abt_item_space(page, off) + nokey;
+		if (newoff < off)
+			left += need;
+		else
+			right += need;
+		if (left > cap || right > cap)
+			continue;
+		if (Max(left, right) - Min(left, right) < bestdiff)
+		{
+			bestdiff = Max(left, right) - Min(left, right);
+			best = off;
+			plan->at_new = false;
+		}
+	}
+	if (best == InvalidOffsetNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("abtree: no split of a page of index \"%s\" leaves room for an item of %zu bytes",
+						RelationGetRelationName(ist->rel), need)));
+	plan->first = first;
+	plan->splitoff = best;
+
+	if (plan->at_new)
+		plan->lefthikey = abt_make_pivot(ist->rel, ist->newitup, true, InvalidBlockNumber, 0);
+	else if (AbtPageIsLeaf(opaque))
 	{
 		/* the left half's high key: its last key */
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, plan->splitoff - 1));
@@ -416,7 +489,11 @@ abt_make_room(AbtInsertState *ist, int i, Size need)
 	if (PageGetExactFreeSpace(page) >= need)
 		return i;
 
-	abt_plan_split(ist, page, &plan);
+	/* where the item goes: its search position, or beside our downlink */
+	abt_plan_split(ist, page, &plan, need,
+				   AbtPageIsLeaf(AbtPageGetOpaque(page)) ?
+				   abt_binsrch_leaf(ist->rel, ist->key, page) :
+				   ist->path[i].off);
 	if (i == 0)
 	{
 		if (!AbtPageIsRoot(AbtPageGetOpaque(page)))
@@ -523,6 +600,7 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup, AbtPosHint *hint)
 	Relation	rel = ist->rel;
 	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
 
+	ist->newitup = itup;
 	for (;;)
 	{
 		AbtStack	stack;
