@@ -345,7 +345,8 @@ DROP TABLE chll_grp;
 -- counts exact (with 512 buckets the counters alone said 46 for 50 values,
 -- and 1 for two values that share a bucket), after removals too
 -- ---------------------------------------------------------------------------
-SELECT d, chll_estimate(s) AS estimate, (chll_info(s)).exact_distinct
+SELECT d, chll_estimate(s) AS estimate, round(chll_estimate_counters(s)) AS counters,
+       (chll_info(s)).exact_distinct
   FROM (SELECT d, chll_agg(g % d) AS s
           FROM generate_series(1, 100000) g, (VALUES (2), (50), (100), (1000), (10000)) v(d)
          GROUP BY d) t ORDER BY d;

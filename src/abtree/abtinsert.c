@@ -110,7 +110,9 @@ abt_item_space(Page page, OffsetNumber off)
  * search position, for an internal page the downlink the new one follows,
  * as abt_follow_half decides) and the
  * left half's new high key, and that balances the bytes best; each half
- * keeps at least one data item.  Splitting by bytes alone could leave the
+ * keeps at least one data item; among equally balanced splits the one
+ * with more on the left (ascending inserts leave left halves alone).
+ * Splitting by bytes alone could leave the
  * incoming half full when items are near ABT_MAX_ITEM_SIZE.  A leaf's
  * high key is bounded by the item it is made from plus the pivot's aux
  * (abt_make_pivot keeps the key columns only); an internal split moves a
@@ -157,7 +159,7 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 			left = sofar + 2 * need + MAXALIGN(sizeof(AbtPivotAux));
 			right = rfixed + total - sofar;
 			if (left <= cap && right <= cap &&
-				Max(left, right) - Min(left, right) < bestdiff)
+				Max(left, right) - Min(left, right) <= bestdiff)
 			{
 				bestdiff = Max(left, right) - Min(left, right);
 				best = off;
@@ -179,7 +181,7 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 			right += need;
 		if (left > cap || right > cap)
 			continue;
-		if (Max(left, right) - Min(left, right) < bestdiff)
+		if (Max(left, right) - Min(left, right) <= bestdiff)
 		{
 			bestdiff = Max(left, right) - Min(left, right);
 			best = off;
@@ -600,7 +602,7 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup, AbtPosHint *hint)
 	Relation	rel = ist->rel;
 	Size		need = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
 
-	ist->newitup = itup;
+	Assert(ist->newitup == itup);
 	for (;;)
 	{
 		AbtStack	stack;
@@ -651,6 +653,7 @@ abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 	ist.rel = rel;
 	ist.info = abt_index_info(rel);
 	ist.key = key;
+	ist.newitup = itup;
 	ist.depth = 0;
 	abt_place_entry(&ist, itup, &hint);
 }
@@ -715,6 +718,7 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	itup = abt_form_leaf(rel, ist.info, values, isnull, ht_ctid, InvalidTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);
 	ist.key = &key;
+	ist.newitup = itup;
 	ist.depth = 0;
 	w = abt_leaf_weight(itup, ist.info->weighted);
 

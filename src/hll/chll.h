@@ -197,6 +197,7 @@ extern ChllStatus chll_add_hash(uint8 *sk, uint64 hash);
 extern ChllStatus chll_remove_hash(uint8 *sk, uint64 hash);
 extern ChllStatus chll_union_into(uint8 *dst, const uint8 *src);
 extern double chll_estimate_sketch(const uint8 *sk);
+extern double chll_estimate_hll(const uint8 *sk);
 extern uint64 chll_raw_count(int raw);
 extern bool chll_slot(const uint8 *sk, int bucket, int z,
 					  int *raw, uint64 *count, bool *exact);

@@ -35,6 +35,7 @@ PG_FUNCTION_INFO_V1(chll_remove_hash_sql);
 PG_FUNCTION_INFO_V1(chll_hash);
 PG_FUNCTION_INFO_V1(chll_union);
 PG_FUNCTION_INFO_V1(chll_estimate);
+PG_FUNCTION_INFO_V1(chll_estimate_counters);
 PG_FUNCTION_INFO_V1(chll_info);
 PG_FUNCTION_INFO_V1(chll_counters);
 PG_FUNCTION_INFO_V1(chll_agg_trans);
@@ -308,6 +309,15 @@ chll_estimate(PG_FUNCTION_ARGS)
 	bytea	   *v = chll_getarg(fcinfo, 0, false);
 
 	PG_RETURN_FLOAT8(chll_estimate_sketch(CHLL_BYTES(v)));
+}
+
+/* The HLL counters' estimate, even while the exact set holds the answer */
+Datum
+chll_estimate_counters(PG_FUNCTION_ARGS)
+{
+	bytea	   *v = chll_getarg(fcinfo, 0, false);
+
+	PG_RETURN_FLOAT8(chll_estimate_hll(CHLL_BYTES(v)));
 }
 
 static int64

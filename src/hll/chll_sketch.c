@@ -917,15 +917,12 @@ ertl_tau(double x)
  * empty sketch; infinite only if every register saturated.
  */
 double
-chll_estimate_sketch(const uint8 *sk)
+chll_estimate_hll(const uint8 *sk)
 {
 	int			m = bucket_count(sk);
 	int			hist[CHLL_QBITS + 2] = {0};
 	double		denom;
-	int64		exact = chll_set_distinct(sk);
 
-	if (exact >= 0)
-		return (double) exact;	/* every distinct hash is in the set */
 	for (int i = 0; i < m; i++)
 		hist[bucket_register(sk, i)]++;
 	if (hist[0] == m)
@@ -936,6 +933,17 @@ chll_estimate_sketch(const uint8 *sk)
 		denom = 0.5 * (denom + hist[k]);
 	denom += m * ertl_sigma((double) hist[0] / m);
 	return ((double) m * m / (2.0 * 0.69314718055994530942)) / denom;
+}
+
+/* The estimate: exact while the set is kept, the counters' otherwise */
+double
+chll_estimate_sketch(const uint8 *sk)
+{
+	int64		exact = chll_set_distinct(sk);
+
+	if (exact >= 0)
+		return (double) exact;	/* every distinct hash is in the set */
+	return chll_estimate_hll(sk);
 }
 
 /* ----------------------------------------------------------------

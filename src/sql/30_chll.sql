@@ -77,6 +77,10 @@ CREATE FUNCTION chll_estimate(sketch chll) RETURNS float8
 AS 'MODULE_PATHNAME', 'chll_estimate'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION chll_estimate_counters(sketch chll) RETURNS float8
+AS 'MODULE_PATHNAME', 'chll_estimate_counters'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION chll_info(sketch chll,
 	OUT buckets integer,
 	OUT items bigint,
@@ -165,7 +169,9 @@ COMMENT ON FUNCTION chll_union(chll, chll) IS
 COMMENT ON FUNCTION chll_hash(anyelement) IS
 'the 64-bit hash under which chll_add sketches the value';
 COMMENT ON FUNCTION chll_estimate(chll) IS
-'estimated number of distinct values (Ertl''s improved HyperLogLog estimator)';
+'number of distinct values: exact while the sketch lists them (chll_info(s).exact_distinct), else Ertl''s improved HyperLogLog estimate';
+COMMENT ON FUNCTION chll_estimate_counters(chll) IS
+'the HyperLogLog counters'' estimate of the number of distinct values, ignoring the exact set';
 COMMENT ON FUNCTION chll_info(chll) IS
 'bucket count, values held, estimate, whether every count is exact, overflow use and size of a sketch';
 COMMENT ON FUNCTION chll_counters(chll) IS
