@@ -419,6 +419,8 @@ abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, 
 		c->view.set_dirty = c->set_dirty;
 		c->view.groups_per_set = ABT_SKETCH_GROUPS_PER_PAGE;
 		c->view.ovf_lo = PG_INT32_MAX;
+		c->view.set_range[0] = CHLL_SET_SLOTS;
+		c->view.set_range[1] = -1;
 		for (int chunk = 1; chunk < ABT_SKETCH_FIRST_SETPAGE; chunk++)
 			if (BufferIsValid(c->bufs[chunk]))
 				abt_sketch_view_chunk(c, chunk);
@@ -688,9 +690,19 @@ abt_sketch_register_set_page(AbtSketchCol *c, int s, int block_id)
 	if (c->snap_group >= first && c->snap_group < first + n)
 	{
 		int			off = (c->snap_group - first) * CHLL_SET_GROUP_SIZE;
+		int			lo = c->view.set_range[0];
+		int			hi = c->view.set_range[1];
 
+		/* the key count, then only the slots the operation wrote */
 		abt_sketch_diff_runs(c->group_runs, &len, c->group_before, data + off,
-							 CHLL_SET_GROUP_SIZE, off);
+							 CHLL_SET_GROUP_HDR, off);
+		if (lo <= hi)
+		{
+			int			s = CHLL_SET_GROUP_HDR + lo * CHLL_SET_SLOT_SIZE;
+
+			abt_sketch_diff_runs(c->group_runs, &len, c->group_before + s, data + off + s,
+								 (hi - lo + 1) * CHLL_SET_SLOT_SIZE, off + s);
+		}
 	}
 	XLogRegisterBufData(block_id, (char *) c->group_runs, len);
 	for (int g = first; g < first + n; g++)

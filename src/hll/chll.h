@@ -159,12 +159,15 @@ chll_total(const uint8 *sk)
 
 /*
  * Where the parts of a sketch are, for the operations that change it: the
- * header, the overflow array, and the bucket records in runs ("chunks") of
- * per_chunk records each.  A value of the SQL type is one run
- * (chll_view_flat); an index spreads a sketch over pages.  A chunk may be
- * NULL if the caller knows the operation will not need it.  The view also
- * notes what changed: the buckets (in the caller's bitmap dirty, if not
- * NULL) and the overflow entries [ovf_lo, ovf_hi).
+ * header, the overflow array, the bucket records in runs ("chunks") of
+ * per_chunk records each, and the exact set's groups in runs of
+ * groups_per_set.  A value of the SQL type is one run of each
+ * (chll_view_flat); an index spreads a sketch over pages.  A chunk or set
+ * run may be NULL if the caller knows the operation will not need it.  The
+ * view also notes what changed: the buckets and the set's groups (in the
+ * caller's bitmaps dirty and set_dirty, if not NULL), the overflow entries
+ * [ovf_lo, ovf_hi), and the set slots written, [set_range[0],
+ * set_range[1]] (what an index logs of an insert's one group).
  */
 #define CHLL_VIEW_MAX_CHUNKS	8
 
@@ -179,6 +182,7 @@ typedef struct ChllView
 	int			groups_per_set;
 	uint8	   *dirty;
 	uint8	   *set_dirty;
+	int			set_range[2];	/* slots written in the set, for one-group ops */
 	int			ovf_lo;
 	int			ovf_hi;
 } ChllView;

@@ -102,6 +102,22 @@ chll_set_size(int log2m)
 
 /* ---- one group ---- */
 
+/*
+ * The slots an operation wrote, [range[0], range[1]], for an index's WAL of
+ * what changed (NULL: not tracked).  A run that wraps around the group's
+ * end widens it to the whole group, which is correct, only less compact.
+ */
+static inline void
+touch_slot(int *range, int i)
+{
+	if (range == NULL)
+		return;
+	if (i < range[0])
+		range[0] = i;
+	if (i > range[1])
+		range[1] = i;
+}
+
 /* The slot holding key, or -1; *free gets the first empty slot on the way */
 static int
 group_find(const uint8 *g, uint64 key, int *free)
@@ -131,7 +147,7 @@ group_find(const uint8 *g, uint64 key, int *free)
  * sorted by home, then by key.
  */
 static void
-group_insert_new(uint8 *g, uint64 key, uint32 count)
+group_insert_new(uint8 *g, uint64 key, uint32 count, int *range)
 {
 	int			i = key_home(key);
 	int			d = 0;
@@ -144,6 +160,7 @@ group_insert_new(uint8 *g, uint64 key, uint32 count)
 		if (slot_count(s) == 0)
 		{
 			slot_put(s, key, count);
+			touch_slot(range, i);
 			return;
 		}
 		sd = slot_dist(g, i);
@@ -153,6 +170,7 @@ group_insert_new(uint8 *g, uint64 key, uint32 count)
 			uint32		c2 = slot_count(s);
 
 			slot_put(s, key, count);
+			touch_slot(range, i);
 			key = k2;
 			count = c2;
 			d = sd;
@@ -164,7 +182,7 @@ group_insert_new(uint8 *g, uint64 key, uint32 count)
 
 /* Add n to key's count; false if the group is full or the count would wrap */
 static bool
-group_add(uint8 *g, uint64 key, uint64 n)
+group_add(uint8 *g, uint64 key, uint64 n, int *range)
 {
 	int			free;
 	int			i = group_find(g, key, &free);
@@ -177,11 +195,12 @@ group_add(uint8 *g, uint64 key, uint64 n)
 		if (c > PG_UINT32_MAX)
 			return false;
 		slot_put(group_slot(g, i), key, (uint32) c);
+		touch_slot(range, i);
 		return true;
 	}
 	if (used >= CHLL_SET_MAX_USED || n > PG_UINT32_MAX)
 		return false;
-	group_insert_new(g, key, (uint32) n);
+	group_insert_new(g, key, (uint32) n, range);
 	chll_put16(g, (uint16) (used + 1));
 	return true;
 }
@@ -191,13 +210,14 @@ group_add(uint8 *g, uint64 key, uint64 n)
  * their home move back one slot each, which keeps the Robin Hood order.
  */
 static void
-group_delete(uint8 *g, int i)
+group_delete(uint8 *g, int i, int *range)
 {
 	chll_put16(g, (uint16) (chll_get16(g) - 1));
 	for (;;)
 	{
 		int			j = (i + 1) % CHLL_SET_SLOTS;
 
+		touch_slot(range, i);
 		if (slot_count(group_slot(g, j)) == 0 || slot_dist(g, j) == 0)
 			break;
 		memcpy(group_slot(g, i), group_slot(g, j), CHLL_SET_SLOT_SIZE);
@@ -253,6 +273,8 @@ view_zero_groups(ChllView *v)
 			{
 				memset(gp, 0, CHLL_SET_GROUP_SIZE);
 				touch_group(v, g);
+				touch_slot(v->set_range, 0);
+				touch_slot(v->set_range, CHLL_SET_SLOTS - 1);
 				break;
 			}
 	}
@@ -277,7 +299,7 @@ chll_set_view_add(ChllView *v, uint64 hash)
 	gp = view_group(v, g);
 	Assert(gp != NULL);
 	touch_group(v, g);
-	if (!group_add(gp, hash_key(hash), 1))
+	if (!group_add(gp, hash_key(hash), 1, v->set_range))
 		view_lose_set(v);
 }
 
@@ -304,9 +326,12 @@ chll_set_view_remove(ChllView *v, uint64 hash)
 	touch_group(v, g);
 	c = slot_count(group_slot(gp, i));
 	if (c > 1)
+	{
 		slot_put(group_slot(gp, i), hash_key(hash), c - 1);
+		touch_slot(v->set_range, i);
+	}
 	else
-		group_delete(gp, i);
+		group_delete(gp, i, v->set_range);
 	return true;
 }
 
@@ -382,7 +407,7 @@ chll_set_union_into(uint8 *dst, const uint8 *src)
 		{
 			const uint8 *s = group_slot_c(sg, i);
 
-			if (slot_count(s) != 0 && !group_add(dg, slot_key(s), slot_count(s)))
+			if (slot_count(s) != 0 && !group_add(dg, slot_key(s), slot_count(s), NULL))
 			{
 				view_lose_set(&v);
 				return;

@@ -119,6 +119,8 @@ chll_view_flat(ChllView *v, uint8 *sk)
 	v->set[0] = sk + chll_set_offset(v->log2m);
 	v->groups_per_set = chll_set_groups(v->log2m);
 	v->ovf_lo = PG_INT32_MAX;
+	v->set_range[0] = CHLL_SET_SLOTS;
+	v->set_range[1] = -1;
 }
 
 static inline uint8 *
