@@ -35,6 +35,7 @@ OBJS = \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
 	src/abtree/abtsketch.o \
+	src/abtree/abtsketchsql.o \
 	src/abtree/abtsort.o \
 	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \
@@ -51,6 +52,7 @@ OBJS = \
 	src/hll/chll_ndistinct.o \
 	src/hll/chll_set.o \
 	src/hll/chll_sketch.o \
+	src/hll/chll_validate.o \
 	src/stats/chll_extstats.o \
 	src/stats/chll_ndsample.o \
 	src/stats/chll_refill.o \

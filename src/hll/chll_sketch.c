@@ -5,7 +5,8 @@
  *	  improved estimator of Ertl, and validation of untrusted bytes.
  *
  * Nothing here allocates memory or raises an ERROR (see chll.h); problems
- * come back as a ChllStatus or a message in a caller's buffer.
+ * come back as a ChllStatus.  Validation of untrusted bytes is in
+ * chll_validate.c.
  *
  * The operations that change a sketch work on a ChllView: where the
  * header, the overflow array and each run of bucket records are.  A value
@@ -17,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "hll/chll.h"
+#include "hll/chll_layout.h"
 
 #include <math.h>
 
@@ -27,35 +29,7 @@
  * ----------------------------------------------------------------
  */
 
-static inline int
-bucket_count(const uint8 *sk)
-{
-	return 1 << chll_log2m(sk);
-}
-
-static inline Size
-bucket_off(int bucket)
-{
-	return CHLL_HEADER_SIZE + (Size) bucket * CHLL_BUCKET_SIZE;
-}
-
-static inline Size
-slot_off(int bucket, int z)
-{
-	return bucket_off(bucket) + 4 + z;
-}
-
-static inline Size
-entry_off(int log2m, int e)
-{
-	return bucket_off(1 << log2m) + (Size) e * CHLL_ENTRY_SIZE;
-}
-
-static inline int
-ovf_used(const uint8 *sk)
-{
-	return chll_get16(sk + CHLL_OFF_OVF_USED);
-}
+/* The offsets: chll_layout.h */
 
 /*
  * One overflow entry per bucket (and never fewer than 16): then the top
@@ -275,12 +249,6 @@ encode_approx(ChllView *v, uint64 count)
  * Overflow entries, sorted by (bucket, z)
  * ----------------------------------------------------------------
  */
-
-static inline uint32
-entry_key(const uint8 *e)
-{
-	return ((uint32) chll_get16(e) << 8) | e[2];
-}
 
 /*
  * Position of (bucket, z), or where it would go, among the used entries
@@ -946,172 +914,4 @@ chll_estimate_sketch(const uint8 *sk)
 	if (exact >= 0)
 		return (double) exact;	/* every distinct hash is in the set */
 	return chll_estimate_hll(sk);
-}
-
-/* ----------------------------------------------------------------
- * Validation
- * ----------------------------------------------------------------
- */
-
-/* The cheap checks that make every offset computation safe */
-bool
-chll_header_ok(const uint8 *sk, Size len)
-{
-	int			log2m;
-
-	if (len < CHLL_HEADER_SIZE || sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
-		return false;
-	log2m = sk[CHLL_OFF_LOG2M];
-	return log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M &&
-		len == chll_sketch_size(log2m) &&
-		chll_get16(sk + CHLL_OFF_OVF_CAPACITY) == chll_overflow_capacity(log2m) &&
-		ovf_used(sk) <= chll_overflow_capacity(log2m);
-}
-
-#define INVALID(...) \
-	do { snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
-
-static bool
-validate_header(const uint8 *sk, Size len, char *why, Size whylen)
-{
-	int			log2m;
-
-	if (len < CHLL_HEADER_SIZE)
-		INVALID("A chll value has at least %d bytes, this one has %zu.",
-				CHLL_HEADER_SIZE, len);
-	if (sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
-		INVALID("Format version %d is not supported (this library reads version %d).",
-				sk[CHLL_OFF_VERSION], CHLL_FORMAT_VERSION);
-	log2m = sk[CHLL_OFF_LOG2M];
-	if (log2m < CHLL_MIN_LOG2M || log2m > CHLL_MAX_LOG2M)
-		INVALID("The bucket count exponent %d is outside %d..%d.",
-				log2m, CHLL_MIN_LOG2M, CHLL_MAX_LOG2M);
-	if (len != chll_sketch_size(log2m))
-		INVALID("A chll value with %d buckets has %zu bytes, this one has %zu.",
-				1 << log2m, chll_sketch_size(log2m), len);
-	if ((sk[CHLL_OFF_FLAGS] & ~CHLL_KNOWN_FLAGS) != 0)
-		INVALID("Unknown flag bits are set in the header.");
-	if (sk[CHLL_OFF_RESERVED] != 0)
-		INVALID("The reserved header byte is not zero.");
-	if (chll_get16(sk + CHLL_OFF_OVF_CAPACITY) != chll_overflow_capacity(log2m))
-		INVALID("The overflow capacity is %d, not %d.",
-				chll_get16(sk + CHLL_OFF_OVF_CAPACITY), chll_overflow_capacity(log2m));
-	if (ovf_used(sk) > chll_overflow_capacity(log2m))
-		INVALID("%d overflow entries are in use, more than the capacity of %d.",
-				ovf_used(sk), chll_overflow_capacity(log2m));
-	return true;
-}
-
-static bool
-validate_entries(const uint8 *sk, char *why, Size whylen)
-{
-	int			log2m = chll_log2m(sk);
-	int			used = ovf_used(sk);
-	int			cap = chll_overflow_capacity(log2m);
-
-	for (int e = 0; e < cap; e++)
-	{
-		const uint8 *ep = sk + entry_off(log2m, e);
-
-		if (e >= used)
-		{
-			for (int k = 0; k < CHLL_ENTRY_SIZE; k++)
-				if (ep[k] != 0)
-					INVALID("Unused overflow entry %d is not zero.", e);
-			continue;
-		}
-		if (chll_get16(ep) >= (1 << log2m) || ep[2] >= CHLL_SLOTS || ep[3] != 0)
-			INVALID("Overflow entry %d names no valid slot.", e);
-		if (chll_get32(ep + 4) <= CHLL_RAW_EXACT_MAX)
-			INVALID("Overflow entry %d holds a count of %u, which belongs in a counter byte.",
-					e, chll_get32(ep + 4));
-		if (e > 0 && entry_key(ep - CHLL_ENTRY_SIZE) >= entry_key(ep))
-			INVALID("Overflow entries %d and %d are out of order.", e - 1, e);
-		if (sk[slot_off(chll_get16(ep), ep[2])] != CHLL_RAW_OVERFLOW)
-			INVALID("Overflow entry %d belongs to a slot that does not point to it.", e);
-	}
-	return true;
-}
-
-/*
- * One bucket.  In a sketch whose counts are all exact (no APPROX flag), the
- * bucket count must be the sum of its slots; otherwise only an empty bucket
- * is checked to be all zero.
- */
-static bool
-validate_bucket(const uint8 *sk, int i, int *markers, char *why, Size whylen)
-{
-	bool		approx = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) != 0;
-	uint64		bcount = chll_get32(sk + bucket_off(i));
-	uint64		sum = 0;
-	bool		any = false;
-
-	for (int z = 0; z < CHLL_SLOTS; z++)
-	{
-		int			raw = sk[slot_off(i, z)];
-		uint64		count;
-		bool		exact;
-
-		if (raw == 0)
-			continue;
-		any = true;
-		if (raw == CHLL_RAW_OVERFLOW)
-			(*markers)++;
-		if (!chll_slot(sk, i, z, &raw, &count, &exact))
-		{
-			if (raw == CHLL_RAW_OVERFLOW)
-				INVALID("Counter %d of bucket %d points to an overflow entry that does not exist.",
-						z, i);
-			INVALID("Counter %d of bucket %d has the invalid value %d.", z, i, raw);
-		}
-		if (!exact && !approx)
-			INVALID("Counter %d of bucket %d is approximate, but the header says every count is exact.",
-					z, i);
-		sum += count;
-	}
-	if (bcount == 0 && any)
-		INVALID("Bucket %d is empty but has nonzero counters.", i);
-	if (!approx && (bcount == CHLL_BUCKET_SATURATED || sum != bcount))
-		INVALID("Bucket %d has a count of %llu, but its counters add up to %llu.",
-				i, (unsigned long long) bcount, (unsigned long long) sum);
-	return true;
-}
-
-/*
- * Full check of untrusted bytes (text or binary input): everything the
- * operations rely on, and every invariant they maintain.  On failure,
- * returns false with a sentence in why.
- */
-bool
-chll_validate(const uint8 *sk, Size len, char *why, Size whylen)
-{
-	uint64		sum = 0;
-	bool		saturated = false;
-	int			markers = 0;
-	int			m;
-
-	if (!validate_header(sk, len, why, whylen) ||
-		!validate_entries(sk, why, whylen))
-		return false;
-	m = bucket_count(sk);
-	for (int i = 0; i < m; i++)
-	{
-		uint32		bcount = chll_get32(sk + bucket_off(i));
-
-		if (!validate_bucket(sk, i, &markers, why, whylen))
-			return false;
-		saturated |= bcount == CHLL_BUCKET_SATURATED;
-		sum += bcount;
-	}
-	if (markers != ovf_used(sk))
-		INVALID("%d counters point to the overflow array, which has %d entries.",
-				markers, ovf_used(sk));
-	/* bucket counts are exact until they saturate, and so is the total */
-	if (!saturated && chll_total(sk) != sum)
-		INVALID("The header has a count of %llu, but the buckets add up to %llu.",
-				(unsigned long long) chll_total(sk), (unsigned long long) sum);
-	if (chll_total(sk) == 0 &&
-		(sk[CHLL_OFF_FLAGS] != 0 || chll_get64(sk + CHLL_OFF_PRNG) != CHLL_PRNG_SEED))
-		INVALID("An empty sketch must have the initial flags and generator state.");
-	return chll_set_validate(sk, why, whylen);
 }

@@ -1,0 +1,186 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtsketchsql.c
+ *	  The sketches abtree indexes keep, as their readers see them: the
+ *	  planner's per-column lookup (abt_column_sketch) and abtree_sketch(),
+ *	  over one index, a partitioned index's leaves or a Citus table's
+ *	  shards.  abtsketch.c keeps the pages; this file only copies them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "hll/chll.h"
+
+#include "access/relation.h"
+#include "catalog/index.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+/* Does the index have a sketch of the column, in the column's collation? */
+static bool
+abt_index_sketches_column(Relation index, Relation heap, AttrNumber attnum, int *keyno)
+{
+	Oid			collation = TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation;
+
+	for (int k = 0; k < Min(ABT_SKETCH_MAX_COLS, IndexRelationGetNumberOfKeyAttributes(index)); k++)
+	{
+		if (index->rd_index->indkey.values[k] == attnum &&
+			index->rd_indcollation[k] == collation &&
+			abt_sketch_has_column(index, k))
+		{
+			*keyno = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A column's distinct-value estimate from an abtree index's sketch, and
+ * how many non-NULL values the sketch holds; false if no index has one.
+ * The table must be locked by the caller (the planner has it).
+ */
+bool
+abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct, uint64 *nonnull)
+{
+	int			k;
+	Relation	index = abt_find_column_index(relid, attnum, abt_index_sketches_column, &k);
+	uint8	   *sk;
+
+	if (index == NULL)
+		return false;
+	sk = abt_sketch_copy(index, k);
+	index_close(index, AccessShareLock);
+	*ndistinct = chll_estimate_sketch(sk);
+	*nonnull = chll_total(sk);
+	pfree(sk);
+	return true;
+}
+
+bool
+abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct)
+{
+	uint64		nonnull;
+
+	return abt_column_sketch(relid, attnum, ndistinct, &nonnull);
+}
+
+/* ---- SQL ---- */
+
+PG_FUNCTION_INFO_V1(abtree_sketch);
+
+/*
+ * abtree_sketch on the index of a Citus table: the union of the shards'
+ * sketches (../citus.c).  The shards hold disjoint rows, so the union of
+ * their counting sketches is the sketch of the whole table's column.
+ */
+static Datum
+abt_sketch_over_shards(FunctionCallInfo fcinfo)
+{
+	Relation	index = abt_open_am_index_shell(PG_GETARG_OID(0), AccessShareLock, "abtree",
+												ACL_SELECT);
+	char	   *call = psprintf("SELECT %s.abtree_sketch(%%s::pg_catalog.regclass, %d)",
+								quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))),
+								PG_GETARG_INT32(1));
+	bool		isnull;
+	Datum		sketch;
+
+	sketch = abt_citus_fold_over_shards(index, index->rd_index->indrelid, call,
+										get_func_rettype(fcinfo->flinfo->fn_oid),
+										chll_union, &isnull);
+	relation_close(index, AccessShareLock);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(sketch);
+}
+
+/*
+ * Column col's sketch in rel as a chll value, or NULL if it keeps none;
+ * name is the index the caller asked for (a partition's parent).
+ */
+static bytea *
+abt_sketch_bytea(Relation rel, int32 col, const char *name)
+{
+	uint8	   *sk;
+	bytea	   *result = NULL;
+
+	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index \"%s\" has no key column %d", name, col),
+				 errhint("Key columns are numbered from 1 to %d.",
+						 IndexRelationGetNumberOfKeyAttributes(rel))));
+	sk = abt_sketch_copy(rel, col - 1);
+	if (sk)
+	{
+		Size		len = chll_sketch_size(ABT_SKETCH_LOG2M);
+
+		result = palloc(VARHDRSZ + len);
+		SET_VARSIZE(result, VARHDRSZ + len);
+		memcpy(VARDATA(result), sk, len);
+		pfree(sk);
+	}
+	return result;
+}
+
+/*
+ * abtree_sketch on a partitioned abtree index: the union of its leaf
+ * partitions' sketches (disjoint rows, as for shards); NULL if any keeps
+ * none, since the union would then leave rows out.
+ */
+static bytea *
+abt_sketch_over_partitions(List *indexes, int32 col, const char *name)
+{
+	Datum		acc = (Datum) 0;
+	bool		missing = false;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	rel = (Relation) lfirst(lc);
+		bytea	   *sk = abt_sketch_bytea(rel, col, name);
+
+		if (sk == NULL)
+			missing = true;
+		else if (acc == (Datum) 0)
+			acc = PointerGetDatum(sk);
+		else
+			acc = DirectFunctionCall2(chll_union, acc, PointerGetDatum(sk));
+		index_close(rel, AccessShareLock);
+	}
+	return missing || acc == (Datum) 0 ? NULL : DatumGetByteaPP(acc);
+}
+
+/*
+ * abtree_sketch(index, key_column): a copy of the index's sketch of its
+ * key column key_column (from 1) as a chll value; NULL if it keeps none.
+ */
+Datum
+abtree_sketch(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	bytea	   *result;
+	List	   *parts;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("abtree_sketch: arguments must not be null")));
+	if (abt_citus_partmethod(IndexGetRelation(PG_GETARG_OID(0), true)) != 0)
+		return abt_sketch_over_shards(fcinfo);
+	if (get_rel_relkind(PG_GETARG_OID(0)) == RELKIND_PARTITIONED_INDEX &&
+		(parts = abt_open_partition_indexes(PG_GETARG_OID(0), AccessShareLock)) != NIL)
+		result = abt_sketch_over_partitions(parts, PG_GETARG_INT32(1),
+											get_rel_name(PG_GETARG_OID(0)));
+	else
+	{
+		rel = abt_open_index_for_reading(PG_GETARG_OID(0), AccessShareLock);
+		result = abt_sketch_bytea(rel, PG_GETARG_INT32(1), RelationGetRelationName(rel));
+		relation_close(rel, AccessShareLock);
+	}
+	if (result == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(result);
+}
