@@ -297,10 +297,13 @@ chll_set_view_add(ChllView *v, uint64 hash)
 	if (chll_set_lost(v->hdr))
 		return;
 	gp = view_group(v, g);
-	Assert(gp != NULL);
-	touch_group(v, g);
-	if (!group_add(gp, hash_key(hash), 1, v->set_range))
+	/* the caller holds the group of every hash (a NULL is a caller's bug) */
+	if (gp == NULL || !group_add(gp, hash_key(hash), 1, v->set_range))
+	{
 		view_lose_set(v);
+		return;
+	}
+	touch_group(v, g);
 }
 
 /*
@@ -319,7 +322,13 @@ chll_set_view_remove(ChllView *v, uint64 hash)
 	if (chll_set_lost(v->hdr))
 		return true;
 	gp = view_group(v, g);
-	Assert(gp != NULL);
+	if (gp == NULL)
+	{
+		/* a caller's bug, as above: the counts cannot go down, give up */
+		Assert(false);
+		view_lose_set(v);
+		return true;
+	}
 	i = group_find(gp, hash_key(hash), &free);
 	if (i < 0)
 		return false;
