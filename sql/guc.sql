@@ -63,6 +63,10 @@ RESET abtree.debug_pass_error_level;
 SET abtree.debug_sample_pause = -1;
 SET abtree.debug_sample_pause = 'x';
 RESET abtree.debug_sample_pause;
+-- the PATH record switch is a boolean
+SET abtree.debug_path_record = 'maybe';
+SET abtree.debug_path_record = off;
+RESET abtree.debug_path_record;
 -- superuser only: the testing aids, and (issue 25, item 3) the settings whose
 -- effect reaches other sessions: the weight protocol (path_exclusive holds
 -- the root for every insert), the weight store (a session that does not
@@ -71,6 +75,7 @@ RESET abtree.debug_sample_pause;
 CREATE ROLE abtree_guc_user;
 SET ROLE abtree_guc_user;
 SET abtree.debug_pass_pause = 1;
+SET abtree.debug_path_record = off;
 SET abtree.weight_protocol = path_exclusive;
 SET abtree.mvstore = off;
 SET abtree.pbtree_buffer_budget = 2;

@@ -71,6 +71,7 @@ extern int	abt_weight_protocol;
 extern int	abt_debug_pass_pause;
 extern int	abt_debug_pass_pause_level;
 extern int	abt_debug_pass_error_level;
+extern bool abt_debug_path_record;
 extern int	abt_debug_sample_pause;
 extern void abt_define_gucs(void);
 
@@ -101,6 +102,8 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 pass_reset;
 	pg_atomic_uint64 pass_cautious_readd;
 	pg_atomic_uint64 pass_restart;
+	/* PATH records written before a first hint image since a checkpoint */
+	pg_atomic_uint64 pass_path_logged;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed

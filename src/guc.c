@@ -23,6 +23,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_error_level",
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
+	"abtree.debug_path_record",
 	"abtree.debug_redo",
 	"abtree.debug_sample_pause",
 	"abtree.mvstore",
@@ -80,6 +81,13 @@ int			abt_debug_pass_pause_level = -1;
  * insert that fails half way).
  */
 int			abt_debug_pass_error_level = -1;
+
+/*
+ * Testing aid: off makes weight passes skip the PATH record before a
+ * page's first hint image after a checkpoint (abtpass.c), recreating the
+ * states that crash recovery must repair (TAP 024).  Never off for real.
+ */
+bool		abt_debug_path_record = true;
 
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
@@ -214,6 +222,15 @@ abt_define_gucs(void)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.debug_path_record",
+							 "Testing aid: off lets a standby see a downlink lighter than its child.",
+							 "Only for tests of crash recovery's repair: off makes abtree weight passes skip the record that logs a page's path before its first hint image after a checkpoint.",
+							 &abt_debug_path_record,
+							 true,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("abtree.debug_pass_pause_level",
 							"Testing aid: the tree level of the child page before which abtree.debug_pass_pause waits.",

@@ -96,6 +96,19 @@ abt_create_first_root(Relation rel, BlockNumber metablk)
 	return rootbuf;
 }
 
+/*
+ * Does a split name the pages above its parent (up to the root)?  A logged
+ * abtree's do: a split's halves carry the adds of weight passes in flight,
+ * and so do the parent's downlinks recomputed from them, which WAL had
+ * not seen; the grandparent's downlink must count them on a standby too
+ * (src/abtree/README, "Standbys").  pbtree keeps no downlink weights.
+ */
+static inline bool
+abt_split_logs_path(AbtInsertState *ist)
+{
+	return RelationNeedsWAL(ist->rel) && !ist->info->partitioned;
+}
+
 /* Space an item takes on a page: its bytes and its line pointer */
 static inline Size
 abt_item_space(Page page, OffsetNumber off)
@@ -304,6 +317,28 @@ abt_follow_half(AbtInsertState *ist, int i, AbtSplitPlan *plan, Page left, Page 
 }
 
 /*
+ * The pages above the parent of path[i], parent side first, for its SPLIT
+ * record (abt_split_logs_path; abt_lock_split_chain locked them up to the
+ * root).  Returns how many; makes room for them in the record.
+ */
+static int
+abt_split_pages_above(AbtInsertState *ist, int i, Buffer *up)
+{
+	Buffer		top = ist->path[i - 1].buf;
+	int			nup = 0;
+
+	if (!abt_split_logs_path(ist))
+		return 0;
+	for (int k = i - 2; k >= 0; k--)
+		up[nup++] = top = ist->path[k].buf;
+	if (!AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(top))))
+		elog(ERROR, "abtree: split of block %u without the path to the root held",
+			 BufferGetBlockNumber(ist->path[i].buf));
+	abt_xlog_reserve(ist->rel, ABT_SPLIT_FIRST_UP + nup, 2);
+	return nup;
+}
+
+/*
  * Split path[i]; its parent path[i - 1] has room for the new downlink.  One
  * WAL record (SPLIT: images of both halves, the parent's new downlink and
  * the old right sibling's left-link): the split and the downlink insert
@@ -330,6 +365,8 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	IndexTuple	downlink;
 	AbtPivotAux *daux;
 	Buffer		bufs[4];
+	Buffer		up[ABT_MAX_HEIGHT];
+	int			nup;
 	int			nbufs = 0;
 	bool		goright;
 
@@ -351,6 +388,7 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	Assert(AbtDownlinkGetChild(downlink) == BufferGetBlockNumber(buf));
 	daux = AbtPivotGetAux(downlink);
 	goright = abt_follow_half(ist, i, plan, left, right);
+	nup = abt_split_pages_above(ist, i, up);
 
 	START_CRIT_SECTION();
 	memcpy(page, left, BLCKSZ);
@@ -370,8 +408,10 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 		bufs[nbufs++] = sbuf;
 	for (int b = 0; b < nbufs; b++)
 		MarkBufferDirty(bufs[b]);
+	for (int b = 0; b < nup; b++)
+		MarkBufferDirty(up[b]);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_split(pe->buf, pe->off, buf, rbuf, sbuf);
+		abt_xlog_split(pe->buf, pe->off, buf, rbuf, sbuf, up, nup, ist->info->weighted);
 	END_CRIT_SECTION();
 
 	/* both downlinks were recomputed: so are their versions (parent held) */
@@ -513,7 +553,9 @@ abt_make_room(AbtInsertState *ist, int i, Size need)
 /*
  * The leaf lacks room: lock, bottom-up, the pages that may have to split
  * and the first ancestor that surely will not (or the root), each page's
- * right sibling before its parent.  Fills ist->path root first.  Returns
+ * right sibling before its parent, and then, for a logged abtree, the
+ * rest of the way up to the root: each SPLIT record names the pages above
+ * its parent (abt_split_page).  Fills ist->path root first.  Returns
  * false, with nothing locked, if the stack does not reach the root any
  * more (the root split since the descent); the caller starts over.
  */
@@ -524,6 +566,8 @@ abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 	int			n = 1;
 	int			level_index = stack->depth - 1;
 	int			k;
+	bool		may_split = true;
+	bool		to_root = abt_split_logs_path(ist);
 
 	up[0].buf = leaf;
 	up[0].off = InvalidOffsetNumber;
@@ -534,7 +578,7 @@ abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 		Buffer		pbuf;
 		OffsetNumber off;
 
-		if (!AbtPageIsRightmost(opaque))
+		if (may_split && !AbtPageIsRightmost(opaque))
 		{
 			up[n - 1].sib = ReadBuffer(ist->rel, opaque->next);
 			LockBuffer(up[n - 1].sib, BUFFER_LOCK_EXCLUSIVE);
@@ -561,8 +605,13 @@ abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 		up[n].off = off;
 		up[n].sib = InvalidBuffer;
 		n++;
-		if (PageGetExactFreeSpace(BufferGetPage(pbuf)) >= ist->info->max_pivot_size)
-			break;
+		if (may_split &&
+			PageGetExactFreeSpace(BufferGetPage(pbuf)) >= ist->info->max_pivot_size)
+		{
+			may_split = false;
+			if (!to_root)
+				break;
+		}
 	}
 	for (k = 0; k < n; k++)
 		ist->path[k] = up[n - 1 - k];

@@ -147,20 +147,31 @@ abt_pass_leaf_entry(AbtPass *pass, Buffer leaf)
 	return abt_find_leaf_entry(pass->rel, pass->key, page);
 }
 
-/* Add the weight on the downlink at off of the locked page buf, keep buf. */
-static void
+/*
+ * Add the weight on the downlink at off of the locked page buf, keep buf.
+ * Returns true if a hint image of buf was written meanwhile (its LSN
+ * moved under our lock: only hint images do that), which abt_pass_relock
+ * means to prevent but cannot when a checkpoint begins just after its look.
+ */
+static bool
 abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 {
 	Page		page = BufferGetPage(buf);
 	IndexTuple	dl = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	AbtPivotAux *aux = AbtPivotGetAux(dl);
 	AbtPassLevel *lv;
+	XLogRecPtr	lsn = BufferGetLSNAtomic(buf);
+	bool		imaged = false;
 
 	/* the add and its version in the weight store, as one step for readers */
 	mvs_add(&pass->versions, AbtDownlinkGetChild(dl), &aux->weight, pass->w,
 			pass->mode == BUFFER_LOCK_SHARE);
 	if (pass->logged)
+	{
 		MarkBufferDirtyHint(buf, true);
+		imaged = BufferGetLSNAtomic(buf) != lsn &&
+			!AbtPageIsRoot(AbtPageGetOpaque(page)) && abt_debug_path_record;
+	}
 	else
 		MarkBufferDirty(buf);	/* exclusive: see abt_weight_pass */
 
@@ -172,6 +183,7 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 	lv->sid = AbtPageGetOpaque(page)->sid;
 	lv->rid = aux->rid;
 	lv->child = AbtDownlinkGetChild(dl);
+	return imaged;
 }
 
 /* The root, locked in the pass's mode (exclusively if it is a leaf). */
@@ -382,7 +394,8 @@ abt_pass_stack_above(AbtPass *pass, uint16 level, AbtStack *stack)
 }
 
 /*
- * Lock exclusively, bottom-up, the pages from the leaf's parent to the
+ * Lock exclusively, bottom-up, the pages from the parent of leaf (the
+ * leaf, or a page the pass is about to add on, held exclusively) to the
  * real root as they are now: path[k] holds the downlink to the page below
  * it.  On each level the search starts at the page the pass added on
  * (downlinks only move right); above the highest of those (the root split
@@ -464,6 +477,85 @@ abt_pass_finish(AbtPass *pass, Buffer leaf)
 }
 
 /*
+ * Would an add on the locked page p give it its first hint image since the
+ * checkpoint began (MarkBufferDirtyHint with data checksums or
+ * wal_log_hints)?  The image carries every add in flight on p, which the
+ * WAL of the pages above does not have: a standby (and crash recovery)
+ * would restore p heavier than its downlink.  The root has nothing above.
+ */
+static bool
+abt_pass_needs_path(AbtPass *pass, Buffer p)
+{
+	if (!pass->logged || !XLogHintBitIsNeeded() || !abt_debug_path_record ||
+		AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(p))))
+		return false;
+	return BufferGetLSNAtomic(p) <= GetRedoRecPtr();
+}
+
+/*
+ * Log p (its image: it is p's first WAL since the checkpoint) with the
+ * path above it to the root, all held exclusively, so that redo recomputes
+ * the downlinks above p from p as the image has it (src/abtree/README,
+ * "Standbys").  p's LSN is then past the redo pointer: the add that
+ * follows writes no image.  Nothing changes on the primary.  The caller
+ * holds no lock.
+ */
+static void
+abt_pass_log_path(AbtPass *pass, Buffer p)
+{
+	Buffer		path[ABT_MAX_HEIGHT];
+	int			npath;
+
+	LockBuffer(p, BUFFER_LOCK_EXCLUSIVE);
+	npath = abt_pass_lock_path(pass, p, path);
+	abt_xlog_reserve(pass->rel, npath + 1, 0);
+	START_CRIT_SECTION();
+	MarkBufferDirty(p);
+	for (int k = 0; k < npath; k++)
+		MarkBufferDirty(path[k]);
+	abt_xlog_path(p, path, npath, abt_index_info(pass->rel)->weighted);
+	END_CRIT_SECTION();
+	for (int k = 0; k < npath; k++)
+		UnlockReleaseBuffer(path[k]);
+	LockBuffer(p, BUFFER_LOCK_UNLOCK);
+	abt_count(pass_path_logged);
+}
+
+/*
+ * Lock the child c and then p again (B-link order: p was let go before c
+ * was locked), and settle what changed on p since sid.  If the add on p
+ * would write p's first hint image since the checkpoint, log p's path
+ * first, with nothing held, and look again.
+ */
+static AbtSettle
+abt_pass_relock(AbtPass *pass, Buffer *p, Buffer *c, OffsetNumber *off, uint16 sid,
+				uint16 clevel)
+{
+	for (bool first = true;; first = false)
+	{
+		AbtSettle	settle;
+
+		LockBuffer(*c, abt_pass_mode(pass, clevel));
+		abt_check_page(pass->rel, *c);
+		LockBuffer(*p, pass->mode);
+		if (AbtPageGetOpaque(BufferGetPage(*p))->sid == sid)
+		{
+			if (first)
+				abt_count(pass_fast);	/* Figure 6 case 1 */
+		}
+		else if ((settle = abt_pass_settle(pass, p, c, off)) != ABT_SETTLE_ADD)
+			return settle;
+		if (!abt_pass_needs_path(pass, *p))
+			return ABT_SETTLE_ADD;
+		sid = AbtPageGetOpaque(BufferGetPage(*p))->sid;
+		clevel = AbtPageGetOpaque(BufferGetPage(*c))->level;
+		LockBuffer(*c, BUFFER_LOCK_UNLOCK);
+		LockBuffer(*p, BUFFER_LOCK_UNLOCK);
+		abt_pass_log_path(pass, *p);
+	}
+}
+
+/*
  * Add w above the entry with key (already in its leaf, not valid), then
  * mark it valid.  hint (may be NULL): where phase 1 put it.
  */
@@ -503,6 +595,7 @@ restart:
 		uint16		sid;
 		uint16		clevel;
 		Buffer		c;
+		bool		imaged;
 
 		if (AbtPageIsLeaf(opaque))
 		{
@@ -516,28 +609,26 @@ restart:
 																		 PageGetItemId(page, off))));
 		LockBuffer(p, BUFFER_LOCK_UNLOCK);
 		abt_debug_pause(clevel);
-		LockBuffer(c, abt_pass_mode(&pass, clevel));
-		abt_check_page(rel, c);
-		LockBuffer(p, pass.mode);
-
-		if (AbtPageGetOpaque(BufferGetPage(p))->sid == sid)
-			abt_count(pass_fast);	/* Figure 6 case 1 */
-		else
+		switch (abt_pass_relock(&pass, &p, &c, &off, sid, clevel))
 		{
-			switch (abt_pass_settle(&pass, &p, &c, &off))
-			{
-				case ABT_SETTLE_ADD:
-					break;
-				case ABT_SETTLE_DESCEND:
-					continue;
-				case ABT_SETTLE_RESTART:
-					abt_pass_drop_levels(&pass);
-					CHECK_FOR_INTERRUPTS();
-					goto restart;
-			}
+			case ABT_SETTLE_ADD:
+				break;
+			case ABT_SETTLE_DESCEND:
+				continue;
+			case ABT_SETTLE_RESTART:
+				abt_pass_drop_levels(&pass);
+				CHECK_FOR_INTERRUPTS();
+				goto restart;
 		}
-		abt_pass_add(&pass, p, off);
+		imaged = abt_pass_add(&pass, p, off);
 		LockBuffer(p, BUFFER_LOCK_UNLOCK);
+		if (imaged)
+		{
+			/* the levels above p, without p's own */
+			pass.n--;
+			abt_pass_log_path(&pass, p);
+			pass.n++;
+		}
 		if (abt_debug_pass_error_level == clevel)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),

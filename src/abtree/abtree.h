@@ -455,6 +455,10 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_ABT_MARK_VALID		0x50
 #define XLOG_PBT_FREE			0x60	/* pbtree: partitions freed (src/pbtree) */
 #define XLOG_ABT_SPLIT			0x70
+#define XLOG_ABT_PATH			0x80
+
+/* a SPLIT record's first block above the parent (abtxlog.c) */
+#define ABT_SPLIT_FIRST_UP		4
 
 /* why an XLOG_ABT_PAGES record was written */
 #define ABT_PAGES_SPLIT			1	/* before the SPLIT record (issue 22) */
@@ -467,7 +471,8 @@ extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
 extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
 extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right,
-						   Buffer sibling);
+						   Buffer sibling, Buffer *up, int nup, bool weighted);
+extern void abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted);
 struct AbtSketchOp;
 extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
 							Buffer *path, int npath, bool weighted,
@@ -480,12 +485,14 @@ extern void abt_redo_set_weight(XLogReaderState *record);
 extern void abt_redo_pages(XLogReaderState *record);
 extern void abt_redo_vacuum(XLogReaderState *record);
 extern void abt_redo_split(XLogReaderState *record);
+extern void abt_redo_path(XLogReaderState *record);
 extern void abt_redo_mark_valid(XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_vacuum(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_split(StringInfo buf, XLogReaderState *record);
+extern void abt_desc_path(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_mark_valid(StringInfo buf, XLogReaderState *record);
 extern void abt_mask(char *pagedata, BlockNumber blkno);
 

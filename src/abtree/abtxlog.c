@@ -41,14 +41,39 @@ typedef struct xl_abt_pages
  * weight and rid and which gets the new downlink to the right half (block
  * 0's data) at off + 1; blocks 1 and 2 the left and right halves (images);
  * block 3, if there is one, the old right sibling, whose left-link becomes
- * block 2.
+ * block 2; blocks 4 and up, if any, the pages above the parent up to the
+ * root, parent side first, on which redo recomputes the downlink to the
+ * block below (src/abtree/README, "Standbys").  weighted takes what was
+ * padding before those blocks existed: it is read only when they do, so
+ * the older records (no blocks above 3) replay as before.
  */
 typedef struct xl_abt_split
 {
 	uint64		weight;
 	uint16		rid;
 	OffsetNumber off;
+	bool		weighted;		/* only with blocks above the parent */
 } xl_abt_split;
+
+/* how many pages above the parent a SPLIT record names */
+static int
+abt_split_nup(XLogReaderState *record)
+{
+	return Max(0, XLogRecMaxBlockId(record) - ABT_SPLIT_FIRST_UP + 1);
+}
+
+/*
+ * PATH: block 0 an internal page, blocks 1 .. npath the pages above it up
+ * to the root, held exclusively by the writer.  Nothing changes on the
+ * primary; redo recomputes each path page's downlink to the block before
+ * it, as for MARK_VALID.  Written before a weight pass's add would give
+ * block 0 its first hint image after a checkpoint (abtpass.c).
+ */
+typedef struct xl_abt_path
+{
+	bool		weighted;
+	uint8		npath;
+} xl_abt_path;
 
 /*
  * VACUUM and MARK_VALID: block 0 is the leaf, blocks 1..npath the pages
@@ -154,9 +179,14 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 		PageSetLSN(BufferGetPage(bufs[i]), lsn);
 }
 
-/* A split (abt_split_page), after the parent got the new downlink. */
+/*
+ * A split (abt_split_page), after the parent got the new downlink; up[]
+ * the pages above the parent, parent side first, held exclusively and
+ * marked dirty by the caller (nothing changes on them here).
+ */
 void
-abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffer sibling)
+abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffer sibling,
+			   Buffer *up, int nup, bool weighted)
 {
 	Page		ppage = BufferGetPage(parent);
 	AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
@@ -164,9 +194,11 @@ abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffe
 	xl_abt_split xlrec;
 	XLogRecPtr	lsn;
 
+	memset(&xlrec, 0, sizeof(xlrec));
 	xlrec.weight = aux->weight;
 	xlrec.rid = aux->rid;
 	xlrec.off = off;
+	xlrec.weighted = weighted;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, parent, REGBUF_STANDARD);
@@ -175,12 +207,39 @@ abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffe
 	XLogRegisterBuffer(2, right, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 	if (BufferIsValid(sibling))
 		XLogRegisterBuffer(3, sibling, REGBUF_STANDARD);
+	for (int i = 0; i < nup; i++)
+		XLogRegisterBuffer(ABT_SPLIT_FIRST_UP + i, up[i], REGBUF_STANDARD);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SPLIT);
 	PageSetLSN(ppage, lsn);
 	PageSetLSN(BufferGetPage(left), lsn);
 	PageSetLSN(BufferGetPage(right), lsn);
 	if (BufferIsValid(sibling))
 		PageSetLSN(BufferGetPage(sibling), lsn);
+	for (int i = 0; i < nup; i++)
+		PageSetLSN(BufferGetPage(up[i]), lsn);
+}
+
+/*
+ * An internal page and the pages above it up to the root, parent side
+ * first, all held exclusively and marked dirty by the caller.
+ */
+void
+abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted)
+{
+	xl_abt_path xlrec;
+	XLogRecPtr	lsn;
+
+	xlrec.weighted = weighted;
+	xlrec.npath = npath;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterBuffer(0, page, REGBUF_STANDARD);
+	for (int i = 0; i < npath; i++)
+		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_PATH);
+	PageSetLSN(BufferGetPage(page), lsn);
+	for (int i = 0; i < npath; i++)
+		PageSetLSN(BufferGetPage(path[i]), lsn);
 }
 
 void
@@ -291,24 +350,23 @@ abt_redo_set_weight(XLogReaderState *record)
 }
 
 /*
- * Blocks 1.. of a VACUUM or MARK_VALID record: on each, set the downlink to
- * the block before it to that block's weight, bottom-up.  The blocks are
- * the path from the leaf to the root as it was when the record was written
- * (the writer held it exclusively), so each holds the downlink to the one
- * before it.  Every path goes up to the root: another record's redo may
- * have recomputed an upper downlink from a page that did not count this
- * entry yet, so this redo must recompute every level, not trust what is
- * there.  bufs[0] is the leaf, done by the caller; all stay locked until
- * the caller releases them, so no reader on a standby sees a leaf whose
- * ancestors do not count it yet.
+ * Blocks first .. first + n - 1 of a record are a path upwards from block
+ * below: each holds the downlink to the block before it (the first, to
+ * block below).  Set each such downlink to that block's weight, bottom-up.
+ * The writer held the path exclusively, up to the root.  Every path goes
+ * up to the root: another record's redo may have recomputed an upper
+ * downlink from a page that did not count this change yet, so this redo
+ * must recompute every level, not trust what is there.  All stay locked
+ * until the caller releases them, so no reader on a standby sees a page
+ * whose ancestors do not count it yet.
  */
 static void
-abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool weighted)
+abt_redo_recompute_chain(XLogReaderState *record, Buffer *bufs, int below, int first, int n,
+						 bool weighted)
 {
-	int			i;
-
-	for (i = 1; i <= npath; i++)
+	for (int i = first; i < first + n; i++)
 	{
+		int			child_block = i == first ? below : i - 1;
 		BlockNumber child;
 		Page		page;
 		OffsetNumber off;
@@ -316,16 +374,23 @@ abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool w
 		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_NEEDS_REDO)
 			continue;
 		page = BufferGetPage(bufs[i]);
-		XLogRecGetBlockTag(record, i - 1, NULL, NULL, &child);
+		XLogRecGetBlockTag(record, child_block, NULL, NULL, &child);
 		off = abt_find_downlink(page, child, InvalidOffsetNumber);
 		if (off == InvalidOffsetNumber)
 			elog(WARNING, "abtree redo: no downlink to block %u on block %u; VACUUM the index to repair its weights",
 				 child, BufferGetBlockNumber(bufs[i]));
-		else if (BufferIsValid(bufs[i - 1]))
+		else if (BufferIsValid(bufs[child_block]))
 			AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, off)))->weight =
-				abt_page_weight(BufferGetPage(bufs[i - 1]), weighted);
+				abt_page_weight(BufferGetPage(bufs[child_block]), weighted);
 		abt_redo_finish(record, bufs[i]);
 	}
+}
+
+/* Blocks 1 .. npath of a VACUUM, MARK_VALID or PATH record: above block 0. */
+static void
+abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath, bool weighted)
+{
+	abt_redo_recompute_chain(record, bufs, 0, 1, npath, weighted);
 }
 
 static void
@@ -418,24 +483,41 @@ abt_redo_split_parent(XLogReaderState *record, Buffer buf)
 void
 abt_redo_split(XLogReaderState *record)
 {
-	Buffer		bufs[4];
+	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
 	BlockNumber rightblk;
-	int			nblocks = XLogRecMaxBlockId(record) + 1;
 
+	for (int i = 0; i <= XLR_MAX_BLOCK_ID; i++)
+		bufs[i] = InvalidBuffer;
 	for (int i = 1; i <= 2; i++)
 		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
 			elog(PANIC, "abtree redo: split image %d missing", i);
 	XLogRecGetBlockTag(record, 2, NULL, NULL, &rightblk);
-	if (nblocks > 3 && XLogReadBufferForRedo(record, 3, &bufs[3]) == BLK_NEEDS_REDO)
+	if (XLogRecHasBlockRef(record, 3) &&
+		XLogReadBufferForRedo(record, 3, &bufs[3]) == BLK_NEEDS_REDO)
 	{
 		AbtPageGetOpaque(BufferGetPage(bufs[3]))->prev = rightblk;
 		abt_redo_finish(record, bufs[3]);
 	}
 	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
 		abt_redo_split_parent(record, bufs[0]);
-	for (int i = 0; i < nblocks; i++)
-		if (BufferIsValid(bufs[i]))
-			UnlockReleaseBuffer(bufs[i]);
+	/* the halves' adds in flight now count above the parent too */
+	abt_redo_recompute_chain(record, bufs, 0, ABT_SPLIT_FIRST_UP, abt_split_nup(record),
+							 xlrec->weighted);
+	abt_redo_release(record, bufs);
+}
+
+/* PATH: nothing to change on block 0 but its LSN (its image, if any) */
+void
+abt_redo_path(XLogReaderState *record)
+{
+	xl_abt_path *xlrec = (xl_abt_path *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
+
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+		abt_redo_finish(record, bufs[0]);
+	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
+	abt_redo_release(record, bufs);
 }
 
 void
@@ -515,13 +597,22 @@ abt_desc_split(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "downlink at %u: weight " UINT64_FORMAT ", rid %u;",
-					 xlrec->off, xlrec->weight, xlrec->rid);
+	appendStringInfo(buf, "downlink at %u: weight " UINT64_FORMAT ", rid %u, path above of %d;",
+					 xlrec->off, xlrec->weight, xlrec->rid, abt_split_nup(record));
 	for (int i = 0; i <= XLogRecMaxBlockId(record); i++)
 	{
 		appendStringInfoChar(buf, ' ');
 		abt_desc_block(buf, record, i);
 	}
+}
+
+void
+abt_desc_path(StringInfo buf, XLogReaderState *record)
+{
+	xl_abt_path *xlrec = (xl_abt_path *) XLogRecGetData(record);
+
+	appendStringInfo(buf, "path of %d above ", xlrec->npath);
+	abt_desc_block(buf, record, 0);
 }
 
 void
