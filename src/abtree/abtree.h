@@ -288,6 +288,7 @@ extern Buffer abt_lock_parent(Relation rel, AbtStack *stack, int level_index,
 							  BlockNumber child, int mode, OffsetNumber *off);
 extern OffsetNumber abt_find_downlink(Page page, BlockNumber child, OffsetNumber hint);
 extern OffsetNumber abt_find_leaf_entry(Relation rel, AbtKey *key, Page page);
+extern int	abt_lock_ancestors(Relation rel, Buffer buf, Buffer *up);
 extern int	abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buffer *path,
 								  OffsetNumber *offs);
 
@@ -468,7 +469,8 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 
 extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
 extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
-extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight);
+extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight, Buffer *up, int nup,
+								bool weighted);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
 extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right,
 						   Buffer sibling, Buffer *up, int nup, bool weighted);

@@ -187,3 +187,82 @@ abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buffer *path,
 		UnlockReleaseBuffer(path[--n]);
 	return -1;
 }
+
+/*
+ * The leftmost page of each level above "level", root first, by a descent
+ * along first downlinks with share locks, one at a time, that stops above
+ * "level" (the caller may hold a page of it exclusively).  Pages are never
+ * deleted, so they stay leftmost.  The metapage's root, not a cached one:
+ * that could be a page the caller holds.
+ */
+static void
+abt_leftmost_above(Relation rel, uint16 level, AbtStack *stack)
+{
+	AbtMetaPageData meta;
+	Buffer		buf;
+
+	abt_read_meta(rel, &meta);
+	buf = ReadBuffer(rel, meta.root);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, buf);
+	stack->depth = 0;
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+		if (opaque->level <= level || stack->depth >= ABT_MAX_HEIGHT)
+			break;
+		stack->e[stack->depth].blkno = BufferGetBlockNumber(buf);
+		stack->e[stack->depth].off = InvalidOffsetNumber;
+		stack->depth++;
+		if (opaque->level == level + 1)
+			break;
+		buf = abt_relandgetbuf(rel, buf,
+							   AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
+																			PageGetItemId(page, AbtFirstDataOffset(opaque)))));
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Lock, bottom-up and exclusively, every page above the exclusively locked
+ * internal page buf up to the root, holding all of them: up[0] is buf's
+ * parent.  For writers that came without a descent (VACUUM's repairs,
+ * abtvacuum.c): each parent is searched from the leftmost page of its
+ * level, moving right, which costs a walk of the levels above buf, few
+ * pages in a tree tall enough to need it.  Returns how many, or -1 with
+ * nothing more locked if a new root keeps appearing meanwhile.
+ */
+int
+abt_lock_ancestors(Relation rel, Buffer buf, Buffer *up)
+{
+	for (int attempt = 0; attempt < 3; attempt++)
+	{
+		AbtStack	stack;
+		Buffer		cur = buf;
+		int			n = 0;
+		int			k;
+
+		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
+			return 0;
+		abt_leftmost_above(rel, AbtPageGetOpaque(BufferGetPage(buf))->level, &stack);
+		for (k = stack.depth - 1; k >= 0; k--)
+		{
+			OffsetNumber off;
+			Buffer		parent = abt_lock_parent(rel, &stack, k, BufferGetBlockNumber(cur),
+												 BUFFER_LOCK_EXCLUSIVE, &off);
+
+			if (!BufferIsValid(parent))
+				break;
+			up[n++] = cur = parent;
+			if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(cur))))
+				return n;
+		}
+		/* the root split since the descent: let go above buf, look again */
+		while (n > 0)
+			UnlockReleaseBuffer(up[--n]);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return -1;
+}

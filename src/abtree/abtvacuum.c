@@ -291,7 +291,10 @@ abtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
  * exclusively; the parent is locked after it (bottom-up).  A recomputation
  * bumps the downlink's RID and both pages' SIDs, so that a weight pass that
  * had added on the downlink and not yet below notices the loss and adds
- * again (src/abtree/README).
+ * again (src/abtree/README).  An internal child's weight counts adds in
+ * flight that WAL may not have: the record then names the pages above the
+ * parent too, whose downlinks redo recomputes (README, "Standbys").  A
+ * leaf's weight is its valid entries, which WAL has.
  */
 static bool
 abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer cbuf,
@@ -316,14 +319,32 @@ abt_repair_downlink(Relation rel, AbtIndexInfo *info, BlockNumber pblk, Buffer c
 	aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
 	if (raise_only ? aux->weight < actual : aux->weight != actual)
 	{
+		Buffer		up[ABT_MAX_HEIGHT];
+		int			nup = 0;
+
+		if (RelationNeedsWAL(rel) && !AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(cbuf))))
+		{
+			nup = abt_lock_ancestors(rel, pbuf, up);
+			if (nup < 0)
+			{
+				/* roots kept splitting: leave it to the next VACUUM */
+				UnlockReleaseBuffer(pbuf);
+				return false;
+			}
+			abt_xlog_reserve(rel, nup + 1, 0);
+		}
 		START_CRIT_SECTION();
 		aux->weight = actual;
 		aux->rid++;
 		AbtPageGetOpaque(ppage)->sid++;
 		MarkBufferDirty(pbuf);
+		for (int k = 0; k < nup; k++)
+			MarkBufferDirty(up[k]);
 		if (RelationNeedsWAL(rel))
-			abt_xlog_set_weight(pbuf, off, actual);
+			abt_xlog_set_weight(pbuf, off, actual, up, nup, info->weighted);
 		END_CRIT_SECTION();
+		for (int k = 0; k < nup; k++)
+			UnlockReleaseBuffer(up[k]);
 		AbtPageGetOpaque(BufferGetPage(cbuf))->sid++;
 		MarkBufferDirtyHint(cbuf, true);
 		abt_versions_rebuild(rel, BufferGetBlockNumber(cbuf), BufferGetPage(cbuf), info->weighted);

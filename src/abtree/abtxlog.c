@@ -25,10 +25,18 @@ typedef struct xl_abt_insert_leaf
 	OffsetNumber off;
 } xl_abt_insert_leaf;
 
+/*
+ * SET_WEIGHT: block 0's downlink at off gets weight; blocks 1 and up, if
+ * any, are the pages above block 0 up to the root, on which redo
+ * recomputes the downlink to the block below (README, "Standbys").
+ * weighted was padding before those blocks existed and is read only when
+ * they do.
+ */
 typedef struct xl_abt_set_weight
 {
 	uint64		weight;
 	OffsetNumber off;
+	bool		weighted;		/* only with blocks above block 0 */
 } xl_abt_set_weight;
 
 typedef struct xl_abt_pages
@@ -145,19 +153,27 @@ abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup)
 	PageSetLSN(BufferGetPage(buf), lsn);
 }
 
+/* up[]: the pages above buf, parent first, held and dirtied by the caller */
 void
-abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight)
+abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight, Buffer *up, int nup,
+					bool weighted)
 {
 	xl_abt_set_weight xlrec;
 	XLogRecPtr	lsn;
 
+	memset(&xlrec, 0, sizeof(xlrec));
 	xlrec.weight = weight;
 	xlrec.off = off;
+	xlrec.weighted = weighted;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	for (int i = 0; i < nup; i++)
+		XLogRegisterBuffer(i + 1, up[i], REGBUF_STANDARD);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SET_WEIGHT);
 	PageSetLSN(BufferGetPage(buf), lsn);
+	for (int i = 0; i < nup; i++)
+		PageSetLSN(BufferGetPage(up[i]), lsn);
 }
 
 /* Images of up to four pages, registered in the order they were locked. */
@@ -299,6 +315,10 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 
 /* ---- redo ---- */
 
+static void abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath,
+									bool weighted);
+static void abt_redo_release(XLogReaderState *record, Buffer *bufs);
+
 static void
 abt_redo_finish(XLogReaderState *record, Buffer buf)
 {
@@ -335,18 +355,19 @@ void
 abt_redo_set_weight(XLogReaderState *record)
 {
 	xl_abt_set_weight *xlrec = (xl_abt_set_weight *) XLogRecGetData(record);
-	Buffer		buf;
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
 
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
 	{
-		Page		page = BufferGetPage(buf);
+		Page		page = BufferGetPage(bufs[0]);
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off));
 
 		AbtPivotGetAux(itup)->weight = xlrec->weight;
-		abt_redo_finish(record, buf);
+		abt_redo_finish(record, bufs[0]);
 	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
+	/* the pages above, if named: the new weight counts there too */
+	abt_redo_recompute_path(record, bufs, XLogRecMaxBlockId(record), xlrec->weighted);
+	abt_redo_release(record, bufs);
 }
 
 /*
@@ -566,7 +587,8 @@ abt_desc_set_weight(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_set_weight *xlrec = (xl_abt_set_weight *) XLogRecGetData(record);
 
-	appendStringInfo(buf, "off %u, weight " UINT64_FORMAT, xlrec->off, xlrec->weight);
+	appendStringInfo(buf, "off %u, weight " UINT64_FORMAT ", path above of %d", xlrec->off,
+					 xlrec->weight, XLogRecMaxBlockId(record));
 }
 
 void
