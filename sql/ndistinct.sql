@@ -249,7 +249,8 @@ SELECT abtree_ndistinct_freq('nd_num', '{x,y}') AS partition,
 -- 100,000 rows with distinct a and 100 values of b, and 100,000 rows in
 -- 10 groups: D(a, b) = 100,010.  ANALYZE's estimator (Duj1) sees few
 -- repeats in its sample and says about a quarter of it.
-CREATE TABLE nd_w AS
+-- autovacuum's ANALYZE refreshes stored objects (issue 24): not here
+CREATE TABLE nd_w WITH (autovacuum_enabled = off) AS
 SELECT CASE WHEN i <= 100000 THEN i ELSE i % 10 END AS a,
        CASE WHEN i <= 100000 THEN i % 100 ELSE 0 END AS b,
        i % 1000 AS c
@@ -284,7 +285,8 @@ SELECT estimate, method, column_ndistinct FROM abtree_ndistinct('"Nd Quoted"', '
 --    sketches' own error (a few percent on D_d = 3,000) moves the lower
 --    bound max_j D_j a little above the truth.
 -- ---------------------------------------------------------------------------
-CREATE TABLE nd_g AS
+-- autovacuum's ANALYZE refreshes stored objects (issue 24): not here
+CREATE TABLE nd_g WITH (autovacuum_enabled = off) AS
 SELECT i % 50000 AS a,                 -- 50,000 values, 4 rows each
        i % 40000 AS b,                 -- (a, b): every row distinct
        (i * 7) % 1000 AS c,

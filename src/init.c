@@ -67,6 +67,7 @@ _PG_init(void)
 	abt_install_planner_hooks();
 	abt_install_utility_hook();
 	chll_install_utility_hook();
+	abt_register_analyze_hook(chll_refresh_after_autoanalyze);
 	swr_install_planner_hook();
 	swr_install_executor_hook();
 	swr_citus_install_hook();

@@ -628,6 +628,15 @@ typedef struct AbtPageAllocator
 	Buffer		(*new_buffer) (Relation rel);	/* a new page, locked exclusively */
 } AbtPageAllocator;
 extern void abt_register_page_allocator(const AbtPageAllocator *allocator);
+
+/*
+ * Called by ANALYZE (from SQL or autovacuum; not VACUUM ANALYZE) for each
+ * abtree index of the analyzed table, after the table's statistics were
+ * written: the amvacuumcleanup call PostgreSQL makes with analyze_only.
+ * Wired in src/init.c (src/stats refreshes statistics objects there).
+ */
+typedef void (*AbtAnalyzeHook) (Relation index);
+extern void abt_register_analyze_hook(AbtAnalyzeHook hook);
 extern void abt_fill_amroutine(IndexAmRoutine *amroutine);
 
 #endif							/* ABTREE_H */

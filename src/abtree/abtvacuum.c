@@ -527,12 +527,25 @@ abt_recovery_check(Relation rel)
 	info->recovery_checked = true;
 }
 
+static AbtAnalyzeHook abt_analyze_hook = NULL;
+
+void
+abt_register_analyze_hook(AbtAnalyzeHook hook)
+{
+	abt_analyze_hook = hook;
+}
+
 IndexBulkDeleteResult *
 abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	abt_require_preload();
 	if (info->analyze_only)
+	{
+		/* the only call an auto-analyze makes into an index AM */
+		if (abt_analyze_hook)
+			abt_analyze_hook(info->index);
 		return stats;
+	}
 	/* no bulkdelete pass happened: count the entries now */
 	if (stats == NULL)
 	{

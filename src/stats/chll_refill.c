@@ -23,8 +23,16 @@
  * may not analyze.  A failure (a weighted index only, say) becomes a
  * WARNING: ANALYZE has done its own work and must not be undone by ours.
  *
- * Not covered: auto-analyze, which goes through no hook (the objects stay
- * empty until an ANALYZE from SQL or a new abtree_ndistinct_store).
+ * Auto-analyze (issue 24, item 3) goes through no utility hook, but it
+ * calls each index AM's amvacuumcleanup with analyze_only, after the
+ * table's statistics are written (an ANALYZE without VACUUM; autovacuum's
+ * combined VACUUM and ANALYZE runs make no such call).  There, in an
+ * autovacuum worker, every frozen ndistinct object of the table is
+ * refreshed, empty or not: that is what keeps abtree's multi-column
+ * estimates current without a manual call.  The worker runs it as the
+ * table's owner under ANALYZE's security restrictions, once per table.
+ * An ANALYZE from SQL keeps filling only the empty ones, so that values a
+ * user stored with a fixed seed stay until the next auto-analyze.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,6 +54,7 @@
 #include "commands/extension.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "postmaster/autovacuum.h"
 #include "statistics/statistics.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
@@ -56,6 +65,13 @@
 #include "utils/syscache.h"
 
 #define CHLL_REFILL_SAMPLE_ROWS 30000
+
+/* PostgreSQL 17 renamed it */
+#if PG_VERSION_NUM >= 170000
+#define chll_in_autovacuum_worker() AmAutoVacuumWorkerProcess()
+#else
+#define chll_in_autovacuum_worker() IsAutoVacuumWorkerProcess()
+#endif
 
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
@@ -99,9 +115,12 @@ chll_is_analyze(VacuumStmt *stmt, bool *verbose)
 	return analyze;
 }
 
-/* Frozen (statistics target 0) with the ndistinct kind and no such data? */
+/*
+ * Frozen (statistics target 0) with the ndistinct kind and no such data?
+ * With refresh, whether it holds data or not.
+ */
 static bool
-chll_refill_candidate(HeapTuple tup)
+chll_refill_candidate(HeapTuple tup, bool refresh)
 {
 	Form_pg_statistic_ext st = (Form_pg_statistic_ext) GETSTRUCT(tup);
 	bool		isnull;
@@ -120,7 +139,8 @@ chll_refill_candidate(HeapTuple tup)
 #endif
 	if (!chll_stat_has_kind(tup, STATS_EXT_NDISTINCT))
 		return false;
-
+	if (refresh)
+		return true;
 	data = SearchSysCache2(STATEXTDATASTXOID, ObjectIdGetDatum(st->oid), BoolGetDatum(false));
 	if (!HeapTupleIsValid(data))
 		return true;
@@ -197,39 +217,34 @@ chll_refill_one(Oid statoid, const char *name, Oid extnsp, int elevel)
 }
 
 /* The objects of the analyzed tables (all tables if rels is NIL). */
+/*
+ * Fill the candidate objects (refresh: frozen ndistinct ones, with data or
+ * not) of the tables relids, or of every table if NIL.
+ */
 static void
-chll_refill_after_analyze(List *rels, bool verbose)
+chll_refill_relids(List *relids, bool refresh, int elevel)
 {
 	Oid			ext = get_extension_oid("abtree", true);
 	Oid			extnsp;
 	Oid			amoid;
-	List	   *relids = NIL;
 	List	   *todo = NIL;
 	List	   *names = NIL;
 	Relation	catalog;
 	SysScanDesc scan;
 	HeapTuple	tup;
-	ListCell   *lc;
 
 	if (!OidIsValid(ext) || !OidIsValid(amoid = get_am_oid("abtree", true)))
 		return;
 	extnsp = chll_extension_schema(ext);
-	foreach(lc, rels)
-	{
-		VacuumRelation *vrel = (VacuumRelation *) lfirst(lc);
-
-		relids = lappend_oid(relids, OidIsValid(vrel->oid) ? vrel->oid :
-							 RangeVarGetRelid(vrel->relation, NoLock, true));
-	}
-
 	catalog = table_open(StatisticExtRelationId, AccessShareLock);
 	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_statistic_ext st = (Form_pg_statistic_ext) GETSTRUCT(tup);
 
-		if ((rels == NIL || list_member_oid(relids, st->stxrelid)) &&
-			chll_refill_candidate(tup) && chll_refill_table_ok(st->stxrelid, st->oid, amoid))
+		if ((relids == NIL || list_member_oid(relids, st->stxrelid)) &&
+			chll_refill_candidate(tup, refresh) &&
+			chll_refill_table_ok(st->stxrelid, st->oid, amoid))
 		{
 			todo = lappend_oid(todo, st->oid);
 			names = lappend(names,
@@ -241,8 +256,52 @@ chll_refill_after_analyze(List *rels, bool verbose)
 	table_close(catalog, AccessShareLock);
 
 	for (int i = 0; i < list_length(todo); i++)
-		chll_refill_one(list_nth_oid(todo, i), (char *) list_nth(names, i), extnsp,
-						verbose ? INFO : DEBUG1);
+		chll_refill_one(list_nth_oid(todo, i), (char *) list_nth(names, i), extnsp, elevel);
+}
+
+/* rels: the statement's VacuumRelations, NIL for every table */
+static void
+chll_refill_after_analyze(List *rels, bool verbose)
+{
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		VacuumRelation *vrel = (VacuumRelation *) lfirst(lc);
+
+		relids = lappend_oid(relids, OidIsValid(vrel->oid) ? vrel->oid :
+							 RangeVarGetRelid(vrel->relation, NoLock, true));
+	}
+	chll_refill_relids(relids, false, verbose ? INFO : DEBUG1);
+}
+
+/*
+ * abtree's analyze hook (src/init.c): in an autovacuum worker, refresh the
+ * frozen ndistinct objects of the index's table, once per table and
+ * transaction (the hook runs for each abtree index of the table).
+ */
+void
+chll_refresh_after_autoanalyze(Relation index)
+{
+	static Oid	last_relid = InvalidOid;
+	static TimestampTz last_xact = 0;
+	Oid			relid = index->rd_index->indrelid;
+	bool		pushed;
+
+	if (!chll_in_autovacuum_worker() ||
+		(relid == last_relid && last_xact == GetCurrentTransactionStartTimestamp()))
+		return;
+	last_relid = relid;
+	last_xact = GetCurrentTransactionStartTimestamp();
+	/* ANALYZE's catalog updates: visible, their invalidations processed */
+	CommandCounterIncrement();
+	pushed = !ActiveSnapshotSet();
+	if (pushed)
+		PushActiveSnapshot(GetTransactionSnapshot());
+	chll_refill_relids(list_make1_oid(relid), true, LOG);
+	if (pushed)
+		PopActiveSnapshot();
 }
 
 static void
