@@ -138,6 +138,26 @@ abt_xlog_reserve(Relation rel, int nblocks, int ndatas)
 							  Max(ndatas + 4, XLR_NORMAL_RDATAS));
 }
 
+/*
+ * Register n path pages as blocks first .. first + n - 1, ordinary
+ * registration (an image after a checkpoint), and, once the record is in,
+ * set their LSNs: the pages above a record's own pages that redo
+ * recomputes (README, "Standbys").
+ */
+static void
+abt_xlog_register_path(int first, Buffer *path, int n)
+{
+	for (int i = 0; i < n; i++)
+		XLogRegisterBuffer(first + i, path[i], REGBUF_STANDARD);
+}
+
+static void
+abt_xlog_path_lsn(Buffer *path, int n, XLogRecPtr lsn)
+{
+	for (int i = 0; i < n; i++)
+		PageSetLSN(BufferGetPage(path[i]), lsn);
+}
+
 void
 abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup)
 {
@@ -168,12 +188,10 @@ abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight, Buffer *up, int
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-	for (int i = 0; i < nup; i++)
-		XLogRegisterBuffer(i + 1, up[i], REGBUF_STANDARD);
+	abt_xlog_register_path(1, up, nup);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SET_WEIGHT);
 	PageSetLSN(BufferGetPage(buf), lsn);
-	for (int i = 0; i < nup; i++)
-		PageSetLSN(BufferGetPage(up[i]), lsn);
+	abt_xlog_path_lsn(up, nup, lsn);
 }
 
 /* Images of up to four pages, registered in the order they were locked. */
@@ -223,16 +241,14 @@ abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffe
 	XLogRegisterBuffer(2, right, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 	if (BufferIsValid(sibling))
 		XLogRegisterBuffer(3, sibling, REGBUF_STANDARD);
-	for (int i = 0; i < nup; i++)
-		XLogRegisterBuffer(ABT_SPLIT_FIRST_UP + i, up[i], REGBUF_STANDARD);
+	abt_xlog_register_path(ABT_SPLIT_FIRST_UP, up, nup);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SPLIT);
 	PageSetLSN(ppage, lsn);
 	PageSetLSN(BufferGetPage(left), lsn);
 	PageSetLSN(BufferGetPage(right), lsn);
 	if (BufferIsValid(sibling))
 		PageSetLSN(BufferGetPage(sibling), lsn);
-	for (int i = 0; i < nup; i++)
-		PageSetLSN(BufferGetPage(up[i]), lsn);
+	abt_xlog_path_lsn(up, nup, lsn);
 }
 
 /*
@@ -250,12 +266,10 @@ abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted)
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, page, REGBUF_STANDARD);
-	for (int i = 0; i < npath; i++)
-		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
+	abt_xlog_register_path(1, path, npath);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_PATH);
 	PageSetLSN(BufferGetPage(page), lsn);
-	for (int i = 0; i < npath; i++)
-		PageSetLSN(BufferGetPage(path[i]), lsn);
+	abt_xlog_path_lsn(path, npath, lsn);
 }
 
 void
@@ -264,7 +278,6 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 {
 	xl_abt_vacuum xlrec;
 	XLogRecPtr	lsn;
-	int			i;
 
 	xlrec.ndeleted = noffs;
 	xlrec.weighted = weighted;
@@ -273,14 +286,12 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
 	XLogRegisterBufData(0, (char *) offs, noffs * sizeof(OffsetNumber));
-	for (i = 0; i < npath; i++)
-		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
+	abt_xlog_register_path(1, path, npath);
 	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_VACUUM);
 	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
-	for (i = 0; i < npath; i++)
-		PageSetLSN(BufferGetPage(path[i]), lsn);
+	abt_xlog_path_lsn(path, npath, lsn);
 }
 
 /*
@@ -294,7 +305,6 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 {
 	xl_abt_mark_valid xlrec;
 	XLogRecPtr	lsn;
-	int			i;
 
 	xlrec.xid = xid;
 	xlrec.off = off;
@@ -303,14 +313,12 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
-	for (i = 0; i < npath; i++)
-		XLogRegisterBuffer(i + 1, path[i], REGBUF_STANDARD);
+	abt_xlog_register_path(1, path, npath);
 	(void) abt_sketch_xlog_register(sketch, npath + 1);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
 	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
-	for (i = 0; i < npath; i++)
-		PageSetLSN(BufferGetPage(path[i]), lsn);
+	abt_xlog_path_lsn(path, npath, lsn);
 }
 
 /* ---- redo ---- */
