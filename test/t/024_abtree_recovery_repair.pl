@@ -143,13 +143,7 @@ cmp_ok(abs($tail - $expect), '<=', 6 * $sd,
 	sprintf("the %d rows past P's key get their share of draws (%d, expected %.0f)", $m, $tail, $expect));
 
 # and VACUUM makes everything exact (I2) on both
-$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) rr');
-($ret, $out, $err) = $node->psql('postgres',
-	"SELECT abtree_verify('rr_idx', heapallindexed => true, exact => true)");
-is($ret, 0, 'exact and complete after VACUUM') or diag($err);
-$node->wait_for_catchup($standby, 'replay');
-($ret, $out, $err) = $standby->psql('postgres', "SELECT abtree_verify('rr_idx', exact => true)");
-is($ret, 0, 'the standby is exact after VACUUM') or diag($err);
+verify_exact_on_both($node, $standby, 'rr', 'rr_idx');
 
 $standby->stop;
 $node->stop;

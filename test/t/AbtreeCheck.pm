@@ -5,7 +5,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
-our @EXPORT = qw(abtree_node create_stress_table verify_at_rest);
+our @EXPORT = qw(abtree_node create_stress_table verify_at_rest verify_exact_on_both);
 
 # A started node with abtree preloaded, autovacuum off (tests VACUUM when
 # they mean to), the extension created in postgres.  %opts: init => the
@@ -65,6 +65,21 @@ SELECT (chll_info(abtree_sketch('t_kw', 1))).items = count(k)
    AND (NOT (chll_info(abtree_sketch('t_pad', 2))).exact_distinct OR
         chll_estimate(abtree_sketch('t_pad', 2)) = count(DISTINCT id))
   FROM t}), 't', "$label: the sketches count the live rows' values");
+	return;
+}
+
+# VACUUM the table, then the index exact and complete on the primary, and
+# exact on the standby once it has replayed that (I2 on both).
+sub verify_exact_on_both
+{
+	my ($node, $standby, $table, $idx) = @_;
+	$node->safe_psql('postgres', "VACUUM (INDEX_CLEANUP ON) $table");
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SELECT abtree_verify('$idx', heapallindexed => true, exact => true)");
+	is($ret, 0, 'exact and complete after VACUUM') or diag($err);
+	$node->wait_for_catchup($standby, 'replay');
+	($ret, $out, $err) = $standby->psql('postgres', "SELECT abtree_verify('$idx', exact => true)");
+	is($ret, 0, 'the standby is exact after VACUUM') or diag($err);
 	return;
 }
 
