@@ -6,14 +6,10 @@
 # btree and then an abtree index, each build alternately installed into
 # PostgreSQL 15, two rounds.  Needs /tmp/dev/pgup.sh (a throwaway cluster on
 # port 55432, socket in /tmp/dev).  Run as root.
-P="psql -X -qAt -h /tmp/dev -p 55432 -U postgres"
+. "$(dirname "$0")/ab_lib.sh"
 for round in 1 2; do
 for b in A B; do
-  make -s -C /tmp/dev/ab/$b PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install >/dev/null
-  /tmp/dev/pgup.sh
-  $P -c "ALTER SYSTEM SET shared_buffers='1GB'" -c "ALTER SYSTEM SET max_wal_size='10GB'" -c "ALTER SYSTEM SET synchronous_commit=off" -c "ALTER SYSTEM SET autovacuum=off" >/dev/null
-  runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/dev/pgdata -l /tmp/dev/pg.log restart -w >/dev/null
-  $P -c "CREATE EXTENSION abtree" >/dev/null
+  ab_start $b
   for card in 500 2000000000; do
     for am in btree abtree; do
       $P -c "DROP TABLE IF EXISTS h" -c "CREATE TABLE h (x int4)" -c "CREATE INDEX ON h USING $am (x)" -c "CHECKPOINT" >/dev/null
