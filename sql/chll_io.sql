@@ -185,6 +185,60 @@ COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
 SELECT count(*) AS rows FROM chll_io_bin;
 
 -- ---------------------------------------------------------------------------
+-- Format 1 (abtree 0.1, no exact set) is read as format 2 with the set given
+-- up, or, when empty, with an empty set: from text, binary, bytea and storage
+-- ---------------------------------------------------------------------------
+-- s in format 1: its first 728 bytes (16 buckets), version 1, no set flag
+CREATE FUNCTION chll_t_v1(s chll) RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT set_byte(set_byte(substring(s::bytea FROM 1 FOR 728), 0, 1),
+					2, get_byte(s::bytea, 2) & 1)
+$$;
+-- the counters a sketch holds, to compare two that differ in their sets
+CREATE FUNCTION chll_t_counters(s chll) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT string_agg(format('%s/%s/%s', bucket, zeros, count), ' ' ORDER BY bucket, zeros)
+	  FROM chll_counters(s)
+$$;
+CREATE TEMP TABLE chll_io_v1 AS
+	SELECT chll_t_v1(two) AS two_v1, chll_t_v1(chll_create(16)) AS empty_v1, two
+	  FROM chll_io_s;
+SELECT octet_length(two_v1) AS v1_bytes, octet_length(two::bytea) AS v2_bytes FROM chll_io_v1;
+-- text input: the counters as they were, the set given up; the empty one exact
+SELECT i.items, i.exact, i.exact_distinct, i.bytes, get_byte(v::bytea, 0) AS version,
+	   chll_t_counters(v) = chll_t_counters(two) AS same_counters,
+	   chll_estimate(v) = chll_estimate_counters(two) AS same_estimate
+  FROM chll_io_v1, LATERAL (SELECT ('\x' || encode(two_v1, 'hex'))::chll AS v) x,
+	   LATERAL chll_info(v) i;
+SELECT i.items, i.exact_distinct, i.estimate, v = chll_create(16) AS equals_empty
+  FROM chll_io_v1, LATERAL (SELECT ('\x' || encode(empty_v1, 'hex'))::chll AS v) x,
+	   LATERAL chll_info(v) i;
+-- chll(bytea) and the binary form read it the same way
+SELECT chll(two_v1) = ('\x' || encode(two_v1, 'hex'))::chll AS bytea_same_as_text FROM chll_io_v1;
+TRUNCATE chll_io_bin;
+COPY (SELECT two_v1 FROM chll_io_v1) TO :'chll_file' (FORMAT binary);
+COPY chll_io_bin FROM :'chll_file' (FORMAT binary);
+SELECT (chll_info(s)).exact_distinct, octet_length(s::bytea) AS bytes,
+	   s = (SELECT chll(two_v1) FROM chll_io_v1) AS same FROM chll_io_bin;
+-- a format-1 value as 0.1 stored it (forged through a binary-coercible cast):
+-- read as it is, written back in format 2 when changed
+CREATE CAST (bytea AS chll) WITHOUT FUNCTION;
+CREATE TEMP TABLE chll_io_stored AS SELECT two_v1::chll AS s FROM chll_io_v1;
+DROP CAST (bytea AS chll);
+SELECT octet_length(s::bytea) AS stored_bytes, round(chll_estimate(s)) AS estimate,
+	   (chll_info(s)).exact_distinct, s = chll(s::bytea) AS equal_to_its_reading,
+	   chll_hash_sketch(s) = chll_hash_sketch(chll(s::bytea)) AS same_hash
+  FROM chll_io_stored;
+UPDATE chll_io_stored SET s = chll_add_hash(s, chll_t_hash(4, 7, 0));
+SELECT octet_length(s::bytea) AS bytes, get_byte(s::bytea, 0) AS version,
+	   (chll_info(s)).items FROM chll_io_stored;
+-- not format 1 after all: a wrong size, a flag 0.1 did not have
+SELECT chll(substring(two_v1 FROM 1 FOR 700)) FROM chll_io_v1;
+SELECT ('\x' || encode(set_byte(two_v1, 2, 2), 'hex'))::chll FROM chll_io_v1;
+DROP FUNCTION chll_t_v1(chll);
+DROP FUNCTION chll_t_counters(chll);
+
+-- ---------------------------------------------------------------------------
 -- Corrupt values that got past input (forged through a binary-coercible
 -- cast, as on-disk corruption might) give errors, never a crash
 -- ---------------------------------------------------------------------------

@@ -224,6 +224,7 @@ extern bool chll_set_validate(const uint8 *sk, char *why, Size whylen);
 #define CHLL_BYTES(v)			((uint8 *) VARDATA(v))
 extern bytea *chll_new(MemoryContext cxt, int log2m);
 extern PGDLLEXPORT Datum chll_union(PG_FUNCTION_ARGS);
+extern bytea *chll_read_format1(bytea *v);
 extern bytea *chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy);
 extern void chll_report(ChllStatus st, const uint8 *sk);
 

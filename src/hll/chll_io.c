@@ -53,6 +53,43 @@ chll_new(MemoryContext cxt, int log2m)
 }
 
 /*
+ * Format 1 (abtree 0.1) is format 2 without the exact set: the same header,
+ * buckets and overflow entries, the set's flag unknown.  A format-1 value
+ * (stored by 0.1, or in a dump 0.1 made) is read as the format-2 value that
+ * counts the same with its set given up, or, when it is empty, with an
+ * empty set, which is exact.  Nothing is lost: the set only ever adds
+ * knowledge to the counters.  Anything else is returned as it is, for the
+ * caller's checks.  The result is written back in format 2 when changed.
+ */
+#define CHLL_V1_SIZE(log2m)		chll_set_offset(log2m)
+
+bytea *
+chll_read_format1(bytea *v)
+{
+	const uint8 *sk = CHLL_BYTES(v);
+	Size		len = VARSIZE(v) - VARHDRSZ;
+	int			log2m;
+	bytea	   *nv;
+	uint8	   *nsk;
+
+	if (len < CHLL_HEADER_SIZE || sk[CHLL_OFF_VERSION] != 1)
+		return v;
+	log2m = sk[CHLL_OFF_LOG2M];
+	if (log2m < CHLL_MIN_LOG2M || log2m > CHLL_MAX_LOG2M ||
+		len != CHLL_V1_SIZE(log2m) ||
+		(sk[CHLL_OFF_FLAGS] & ~CHLL_FLAG_APPROX) != 0)
+		return v;
+	nv = palloc0(VARHDRSZ + chll_sketch_size(log2m));
+	SET_VARSIZE(nv, VARHDRSZ + chll_sketch_size(log2m));
+	nsk = CHLL_BYTES(nv);
+	memcpy(nsk, sk, len);
+	nsk[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
+	if (chll_total(nsk) != 0)
+		nsk[CHLL_OFF_FLAGS] |= CHLL_FLAG_SET_LOST;
+	return nv;
+}
+
+/*
  * A sketch argument, detoasted (and copied, to change it), with its header
  * checked so that every offset the core computes stays inside the value.
  * NULL is an ERROR: a function that changes a sketch must not silently
@@ -73,6 +110,7 @@ chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy)
 		v = (bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno));
 	else
 		v = (bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno));
+	v = chll_read_format1(v);
 	if (!chll_header_ok(CHLL_BYTES(v), VARSIZE(v) - VARHDRSZ))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -164,6 +202,8 @@ chll_in(PG_FUNCTION_ARGS)
 		CHLL_BYTES(v)[i] = (uint8) ((hi << 4) | lo);
 	}
 
+	v = chll_read_format1(v);
+	len = VARSIZE(v) - VARHDRSZ;
 	if (!chll_validate(CHLL_BYTES(v), len, why, sizeof(why)))
 		chll_input_error(fcinfo,
 						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -205,6 +245,8 @@ chll_recv(PG_FUNCTION_ARGS)
 	v = palloc(VARHDRSZ + len);
 	SET_VARSIZE(v, VARHDRSZ + len);
 	pq_copymsgbytes(buf, VARDATA(v), len);
+	v = chll_read_format1(v);
+	len = VARSIZE(v) - VARHDRSZ;
 	if (!chll_validate(CHLL_BYTES(v), len, why, sizeof(why)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),

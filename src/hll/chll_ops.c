@@ -157,7 +157,7 @@ chll_hash_sketch(PG_FUNCTION_ARGS)
 Datum
 chll_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_P_COPY(0);
+	bytea	   *b = chll_read_format1(PG_GETARG_BYTEA_P_COPY(0));
 	Size		len = VARSIZE(b) - VARHDRSZ;
 	char		why[256];
 

@@ -41,8 +41,12 @@ validate_header(const uint8 *sk, Size len, char *why, Size whylen)
 	if (len < CHLL_HEADER_SIZE)
 		INVALID("A chll value has at least %d bytes, this one has %zu.",
 				CHLL_HEADER_SIZE, len);
+	/* chll_read_format1() has converted every well-formed format-1 value */
+	if (sk[CHLL_OFF_VERSION] == 1)
+		INVALID("A format-1 value (abtree 0.1) has the size of its bucket count and no flag but 0x01; this one has %zu bytes and flags 0x%02x.",
+				len, sk[CHLL_OFF_FLAGS]);
 	if (sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
-		INVALID("Format version %d is not supported (this library reads version %d).",
+		INVALID("Format version %d is not supported (this library reads versions 1 and %d).",
 				sk[CHLL_OFF_VERSION], CHLL_FORMAT_VERSION);
 	log2m = sk[CHLL_OFF_LOG2M];
 	if (log2m < CHLL_MIN_LOG2M || log2m > CHLL_MAX_LOG2M)
