@@ -10,9 +10,12 @@
 
 EXTENSION = abtree
 MODULE_big = abtree
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 # The install script is generated: the fragments src/sql/NN_*.sql, in order.
+# Earlier versions' install scripts, frozen, and the upgrade scripts from each
+# to the next are in src/sql/upgrade (README, "Upgrading").
 DATA_built = abtree--$(EXTVERSION).sql
+DATA = $(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/src/sql/upgrade/abtree--*.sql))
 SQL_FRAGMENTS = $(sort $(wildcard $(srcdir)/src/sql/*.sql))
 
 OBJS = \

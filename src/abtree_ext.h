@@ -24,7 +24,7 @@
 #error "abtree needs PostgreSQL 15 or later (custom WAL resource managers, shmem_request_hook)"
 #endif
 
-#define ABTREE_VERSION_STRING	"0.1.0"
+#define ABTREE_VERSION_STRING	"0.2.0"
 
 /*
  * Our custom WAL resource manager.

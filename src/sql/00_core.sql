@@ -1,4 +1,4 @@
-/* abtree--0.1.sql, part 00: the core functions.
+/* The install script, part 00: the core functions.
  * The install script is the concatenation of the files in src/sql, in name order
  * (see the Makefile). */
 

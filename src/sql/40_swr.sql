@@ -1,4 +1,4 @@
-/* abtree--0.1.sql, part 40: TABLESAMPLE swr (src/swr/README). */
+/* The install script, part 40: TABLESAMPLE swr (src/swr/README). */
 
 -- SELECT ... FROM t TABLESAMPLE swr(n) [REPEATABLE (seed)]: exactly n rows,
 -- drawn independently with replacement, each with probability proportional

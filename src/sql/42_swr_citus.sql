@@ -1,4 +1,4 @@
-/* abtree--0.1.sql, part 42: TABLESAMPLE swr on Citus distributed tables (src/swr/README, "Citus"). */
+/* The install script, part 42: TABLESAMPLE swr on Citus distributed tables (src/swr/README, "Citus"). */
 
 -- On a Citus distributed table, the coordinator replaces "t TABLESAMPLE
 -- swr(n)" by swr_citus_sample(NULL::t, 't', n, seed, conditions), which

@@ -1,4 +1,4 @@
-/* abtree--0.1.sql, part 45: approximate aggregates over a TABLESAMPLE swr sample. */
+/* The install script, part 45: approximate aggregates over a TABLESAMPLE swr sample. */
 
 -- What swr_avg, swr_sum and swr_count return: the estimate, its standard
 -- error, a two-sided 95% confidence interval and the number of sample rows

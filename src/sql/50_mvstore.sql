@@ -1,4 +1,4 @@
-/* abtree--0.1.sql, part 50: the multi-version weight store (src/mvstore/README). */
+/* The install script, part 50: the multi-version weight store (src/mvstore/README). */
 
 CREATE FUNCTION abtree_mvstore(
 	OUT enabled boolean,
