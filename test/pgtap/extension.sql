@@ -8,7 +8,7 @@ RESET client_min_messages;
 SELECT plan(16);
 
 SELECT has_extension('abtree');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'abtree'), '0.1',
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'abtree'), '0.2',
 	'extension version');
 
 SELECT has_function('abtree_check_preload', ARRAY[]::text[]);
@@ -28,7 +28,7 @@ SELECT is((SELECT value FROM abtree_status() WHERE item = 'resource_manager'),
 SELECT is((SELECT value FROM abtree_status() WHERE item = 'resource_manager_id'),
 	'197', 'resource manager id');
 SELECT is((SELECT value FROM abtree_status() WHERE item = 'version'),
-	'0.1.0', 'library version');
+	'0.2.0', 'library version');
 
 SELECT lives_ok('SELECT abtree_check_preload()', 'preload check passes');
 SELECT throws_ok('SELECT abtree_wal_probe(NULL)', '22004',
