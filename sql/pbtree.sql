@@ -7,26 +7,8 @@ RESET client_min_messages;
 SET abtree.pbtree_buffer_budget = 1000000;
 SET abtree.pbtree_merge_threshold = 0;
 
--- The budget counts the mutable partitions of all indexes; a dropped index
--- stops counting at once (first in this file: no other pbtree index exists).
-CREATE TABLE pbd1 (k int4);
-CREATE TABLE pbd2 (k int4);
-CREATE TABLE pbd3 (k int4);
-CREATE INDEX pbd1_k ON pbd1 USING pbtree (k);
-CREATE INDEX pbd2_k ON pbd2 USING pbtree (k);
-CREATE INDEX pbd3_k ON pbd3 USING pbtree (k);
-SET abtree.pbtree_buffer_budget = 12;
-INSERT INTO pbd1 SELECT g FROM generate_series(1, 2000) g;
-SELECT state, leaf_pages FROM pbtree_stats('pbd1_k');
--- 9 + 9 pages are over 12: the second index seals
-INSERT INTO pbd2 SELECT g FROM generate_series(1, 2000) g;
-SELECT count(*) FILTER (WHERE state = 'sealed') > 0 AS second_sealed FROM pbtree_stats('pbd2_k');
-DROP TABLE pbd1, pbd2;
--- alone under the budget: no seal
-INSERT INTO pbd3 SELECT g FROM generate_series(1, 2000) g;
-SELECT state, leaf_pages FROM pbtree_stats('pbd3_k');
-DROP TABLE pbd3;
-SET abtree.pbtree_buffer_budget = 1000000;
+-- The shared budget (other indexes of the server count against it) is
+-- tested on a cluster of its own: TAP 031_pbtree_budget.pl.
 
 -- run a query with only index scans, only index-only scans, only bitmap
 -- scans and only a sequential scan; all must give the same rows
