@@ -52,6 +52,7 @@ OBJS = \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
 	src/hll/chll_ops.o \
+	src/hll/chll_pack.o \
 	src/hll/chll_ndistinct.o \
 	src/hll/chll_set.o \
 	src/hll/chll_sketch.o \

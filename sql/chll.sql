@@ -335,9 +335,10 @@ SELECT bool_and((a.s < b.s) = (chll_cmp(a.s, b.s) < 0) AND (a.s = b.s) = (chll_c
                 AND (a.s < b.s) = (b.s > a.s)) AS consistent
   FROM chll_grp a, chll_grp b;
 -- to bytea and back: the same sketch; bytes that are not one are refused
-SELECT bool_and(chll(s::bytea) = s) AS round_trip, min(length(s::bytea)) AS bytes FROM chll_grp;
+SELECT bool_and(chll(s::bytea) = s) AS round_trip, min(length(s::bytea)) AS packed_bytes,
+       max(length(s::bytea)) AS max_packed_bytes FROM chll_grp;
 SELECT chll('\x01'::bytea);
-SELECT chll(substring(chll_create()::bytea from 1 for 100));
+SELECT chll(substring(chll_create()::bytea from 1 for 26));
 DROP TABLE chll_grp;
 
 -- ---------------------------------------------------------------------------

@@ -19,10 +19,41 @@ BEGIN
 	END LOOP;
 	RETURN s;
 END $$;
--- the text form of s with the bytes from offset off replaced by hex
+-- the flat form of s in the text form's notation: the text form is packed
+-- (src/hll/README, "Packed form"), decoded here apart from the C code
+CREATE FUNCTION chll_t_flat(s chll) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	b bytea := decode(substr(s::text, 3), 'hex');
+	flat text;
+	p int := 24;
+	n int[];
+	shift int;
+BEGIN
+	IF get_byte(b, 2) & 128 = 0 THEN
+		RETURN s::text;
+	END IF;
+	flat := encode(set_byte(substring(b FROM 1 FOR 24), 2, get_byte(b, 2) & 127), 'hex');
+	WHILE p < length(b) LOOP
+		n := ARRAY[0, 0];
+		FOR k IN 1..2 LOOP
+			shift := 0;
+			LOOP
+				n[k] := n[k] | ((get_byte(b, p) & 127) << shift);
+				p := p + 1;
+				EXIT WHEN get_byte(b, p - 1) < 128;
+				shift := shift + 7;
+			END LOOP;
+		END LOOP;
+		flat := flat || repeat('00', n[1]) || encode(substring(b FROM p + 1 FOR n[2]), 'hex');
+		p := p + n[2];
+	END LOOP;
+	RETURN '\x' || flat;
+END $$;
+-- the flat form of s with the bytes from offset off replaced by hex
 CREATE FUNCTION chll_t_patch(s chll, off int, hex text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-	SELECT overlay(s::text PLACING hex FROM 3 + 2 * off FOR length(hex))
+	SELECT overlay(chll_t_flat(s) PLACING hex FROM 3 + 2 * off FOR length(hex))
 $$;
 
 -- Sketches with 16 buckets (728 bytes): header at 0, bucket b at 24 + 36 b
@@ -37,13 +68,29 @@ CREATE TEMP TABLE chll_io_s AS
 					  chll_t_hash(4, 5, 1), 150) AS two;
 
 -- ---------------------------------------------------------------------------
--- The text form: \x and the bytes in hexadecimal, format version first
+-- The text form: \x and the bytes in hexadecimal, format version first;
+-- packed: the header (flag 0x80), then runs of zeros and literal bytes
 -- ---------------------------------------------------------------------------
-SELECT left(chll_create(16)::text, 50) AS header, length(chll_create(16)::text) AS chars;
-SELECT substr(small::text, 3 + 2 * 132, 16) AS bucket3_small,
-	   substr(heavy::text, 3 + 2 * 132, 16) AS bucket3_heavy,
-	   substr(heavy::text, 3 + 2 * 600, 16) AS entry0_heavy
+SELECT chll_create(16)::text AS empty_packed, length(chll_t_flat(chll_create(16))) AS flat_chars;
+SELECT small::text AS small_packed FROM chll_io_s;
+SELECT substr(chll_t_flat(small), 3 + 2 * 132, 16) AS bucket3_small,
+	   substr(chll_t_flat(heavy), 3 + 2 * 132, 16) AS bucket3_heavy,
+	   substr(chll_t_flat(heavy), 3 + 2 * 600, 16) AS entry0_heavy
   FROM chll_io_s;
+-- the flat form is input too, and reads as the same sketch
+SELECT bool_and(chll_t_flat(s)::chll::text = s::text) AS flat_input_same,
+	   count(*) FILTER (WHERE length(s::text) < length(chll_t_flat(s))) AS smaller_packed
+  FROM (SELECT small AS s FROM chll_io_s UNION ALL SELECT two FROM chll_io_s
+		UNION ALL SELECT chll_agg(g, 4096) FROM generate_series(1, 20000) g
+		UNION ALL SELECT chll_agg(g % 1000) FROM generate_series(1, 100000) g) x;
+-- packed runs that do not make a sketch
+SELECT left(small::text, -2)::chll FROM chll_io_s;
+SELECT (small::text || '00')::chll FROM chll_io_s;
+SELECT (small::text || '0100')::chll FROM chll_io_s;
+SELECT (left(small::text, 50) || 'ffffffffff7f')::chll FROM chll_io_s;
+SELECT (left(small::text, 50) || '00ffffff7f')::chll FROM chll_io_s;
+SELECT (left(small::text, 50) || '8080808080800100')::chll FROM chll_io_s;
+SELECT chll(substring(small::bytea FROM 1 FOR 30)) FROM chll_io_s;
 SELECT * FROM chll_counters((SELECT two FROM chll_io_s));
 
 -- round trips, with exact, overflowing and approximate counts
@@ -60,7 +107,9 @@ SELECT id, (chll_info(s)).exact, (chll_info(s)).overflow_used,
 	   chll_estimate(s::text::chll) = chll_estimate(s) AS same_estimate
   FROM chll_io_t ORDER BY id;
 -- hexadecimal digits in either case
-SELECT ('\x' || upper(substr(two::text, 3)))::chll::text = two::text AS upper_case FROM chll_io_s;
+SELECT ('\x' || upper(substr(two::text, 3)))::chll::text = two::text AS upper_case,
+	   ('\x' || upper(substr(chll_t_flat(two), 3)))::chll::text = two::text AS upper_case_flat
+  FROM chll_io_s;
 -- the I/O functions called directly
 SELECT chll_in('\x01');
 SELECT chll_in(NULL) IS NULL AS in_null, chll_out(NULL) IS NULL AS out_null,
@@ -109,8 +158,8 @@ SELECT chll_t_patch(small, 1, '03')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '10')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '11')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '05')::chll FROM chll_io_s;
-SELECT left(small::text, -2)::chll FROM chll_io_s;
-SELECT (small::text || '00')::chll FROM chll_io_s;
+SELECT left(chll_t_flat(small), -2)::chll FROM chll_io_s;
+SELECT (chll_t_flat(small) || '00')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 2, '04')::chll FROM chll_io_s;
 -- the set given up, but its bytes left
 SELECT chll_t_patch(small, 2, '02')::chll FROM chll_io_s;
@@ -141,7 +190,7 @@ SELECT chll_t_patch(heavy, 602, '03')::chll FROM chll_io_s;
 SELECT chll_t_patch(heavy, 609, '01')::chll FROM chll_io_s;
 SELECT chll_t_patch(heavy, 6, '0000')::chll FROM chll_io_s;
 SELECT chll_t_patch(heavy, 604, 'c9000000')::chll FROM chll_io_s;
-SELECT chll_t_patch(two, 600, substr(two::text, 3 + 2 * 608, 16) || substr(two::text, 3 + 2 * 600, 16))::chll
+SELECT chll_t_patch(two, 600, substr(chll_t_flat(two), 3 + 2 * 608, 16) || substr(chll_t_flat(two), 3 + 2 * 600, 16))::chll
   FROM chll_io_s;
 SELECT chll_t_patch(two, 6, '0100')::chll FROM chll_io_s;
 -- in COPY
@@ -191,7 +240,7 @@ SELECT count(*) AS rows FROM chll_io_bin;
 -- s in format 1: its first 728 bytes (16 buckets), version 1, no set flag
 CREATE FUNCTION chll_t_v1(s chll) RETURNS bytea
 LANGUAGE sql IMMUTABLE AS $$
-	SELECT set_byte(set_byte(substring(s::bytea FROM 1 FOR 728), 0, 1),
+	SELECT set_byte(set_byte(substring(decode(substr(chll_t_flat(s), 3), 'hex') FROM 1 FOR 728), 0, 1),
 					2, get_byte(s::bytea, 2) & 1)
 $$;
 -- the counters a sketch holds, to compare two that differ in their sets
@@ -203,7 +252,7 @@ $$;
 CREATE TEMP TABLE chll_io_v1 AS
 	SELECT chll_t_v1(two) AS two_v1, chll_t_v1(chll_create(16)) AS empty_v1, two
 	  FROM chll_io_s;
-SELECT octet_length(two_v1) AS v1_bytes, octet_length(two::bytea) AS v2_bytes FROM chll_io_v1;
+SELECT octet_length(two_v1) AS v1_bytes, length(chll_t_flat(two)) / 2 - 1 AS v2_bytes FROM chll_io_v1;
 -- text input: the counters as they were, the set given up; the empty one exact
 SELECT i.items, i.exact, i.exact_distinct, i.bytes, get_byte(v::bytea, 0) AS version,
 	   chll_t_counters(v) = chll_t_counters(two) AS same_counters,
@@ -259,3 +308,4 @@ DROP CAST (bytea AS chll);
 DROP FUNCTION chll_t_hash(int, int, int);
 DROP FUNCTION chll_t_add(chll, bigint, int);
 DROP FUNCTION chll_t_patch(chll, int, text);
+DROP FUNCTION chll_t_flat(chll);

@@ -182,5 +182,5 @@ abtree_sketch(PG_FUNCTION_ARGS)
 	}
 	if (result == NULL)
 		PG_RETURN_NULL();
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(chll_result(result));
 }

@@ -62,6 +62,8 @@
 /* The exact set overflowed: the estimate comes from the HLL counters */
 #define CHLL_FLAG_SET_LOST		0x02
 #define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST)
+/* Only in a value's stored form: the bytes after the header are runs (chll_pack.c) */
+#define CHLL_FLAG_PACKED		0x80
 
 /* Buckets: uint32 number of values, then one counter byte per z */
 #define CHLL_BUCKET_SIZE		(4 + CHLL_SLOTS)
@@ -220,11 +222,17 @@ extern int64 chll_set_distinct(const uint8 *sk);
 extern void chll_set_union_into(uint8 *dst, const uint8 *src);
 extern bool chll_set_validate(const uint8 *sk, char *why, Size whylen);
 
+/* chll_pack.c: the packed form */
+extern Size chll_packed_size(const uint8 *sk);
+extern void chll_pack(const uint8 *sk, uint8 *out);
+extern bool chll_unpack(const uint8 *in, Size inlen, uint8 *out, Size outlen);
+
 /* chll_io.c: shared by the SQL functions */
 #define CHLL_BYTES(v)			((uint8 *) VARDATA(v))
 extern bytea *chll_new(MemoryContext cxt, int log2m);
 extern PGDLLEXPORT Datum chll_union(PG_FUNCTION_ARGS);
-extern bytea *chll_read_format1(bytea *v);
+extern bytea *chll_flatten(bytea *v);
+extern bytea *chll_result(bytea *v);
 extern bytea *chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy);
 extern void chll_report(ChllStatus st, const uint8 *sk);
 

@@ -164,7 +164,7 @@ apply_hash(bytea *v, uint64 h, bool add)
 Datum
 chll_create(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P(chll_new(CurrentMemoryContext, log2m_for_buckets(fcinfo, 0)));
+	PG_RETURN_BYTEA_P(chll_result(chll_new(CurrentMemoryContext, log2m_for_buckets(fcinfo, 0))));
 }
 
 static Datum
@@ -178,7 +178,7 @@ update_one(FunctionCallInfo fcinfo, bool add)
 
 		apply_hash(v, h, add);
 	}
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
 Datum
@@ -206,7 +206,7 @@ update_all(FunctionCallInfo fcinfo, bool add)
 	uint32		n = 0;
 
 	if (PG_ARGISNULL(1))
-		PG_RETURN_BYTEA_P(v);
+		PG_RETURN_BYTEA_P(chll_result(v));
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	hashfn = type_hash_function(fcinfo, ARR_ELEMTYPE(arr));
 	it = array_create_iterator(arr, 0, NULL);
@@ -222,7 +222,7 @@ update_all(FunctionCallInfo fcinfo, bool add)
 		apply_hash(v, h, add);
 	}
 	array_free_iterator(it);
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
 Datum
@@ -249,7 +249,7 @@ update_hash(FunctionCallInfo fcinfo, bool add)
 
 		apply_hash(v, h, add);
 	}
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
 Datum
@@ -295,7 +295,7 @@ chll_union(PG_FUNCTION_ARGS)
 	bytea	   *b = chll_getarg(fcinfo, 1, false);
 
 	union_into(a, b);
-	PG_RETURN_BYTEA_P(a);
+	PG_RETURN_BYTEA_P(chll_result(a));
 }
 
 /* ----------------------------------------------------------------
@@ -468,5 +468,5 @@ Datum
 chll_agg_final(PG_FUNCTION_ARGS)
 {
 	(void) agg_context(fcinfo);
-	PG_RETURN_BYTEA_P(copy_into(CurrentMemoryContext, fcinfo, 0));
+	PG_RETURN_BYTEA_P(chll_result(copy_into(CurrentMemoryContext, fcinfo, 0)));
 }

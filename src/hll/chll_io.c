@@ -63,7 +63,7 @@ chll_new(MemoryContext cxt, int log2m)
  */
 #define CHLL_V1_SIZE(log2m)		chll_set_offset(log2m)
 
-bytea *
+static bytea *
 chll_read_format1(bytea *v)
 {
 	const uint8 *sk = CHLL_BYTES(v);
@@ -90,7 +90,64 @@ chll_read_format1(bytea *v)
 }
 
 /*
- * A sketch argument, detoasted (and copied, to change it), with its header
+ * The flat form of a value from outside (input, a table, a dump): format 1
+ * converted, the packed form unpacked.  NULL if its packed runs do not
+ * make a sketch of its bucket count.  The result still needs the caller's
+ * checks of the flat bytes.
+ */
+bytea *
+chll_flatten(bytea *v)
+{
+	const uint8 *sk;
+	Size		len;
+	Size		flatlen;
+	bytea	   *flat;
+
+	v = chll_read_format1(v);
+	sk = CHLL_BYTES(v);
+	len = VARSIZE(v) - VARHDRSZ;
+	if (len < CHLL_HEADER_SIZE || sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION ||
+		(sk[CHLL_OFF_FLAGS] & CHLL_FLAG_PACKED) == 0)
+		return v;
+	if (chll_log2m(sk) < CHLL_MIN_LOG2M || chll_log2m(sk) > CHLL_MAX_LOG2M)
+		return NULL;
+	flatlen = chll_sketch_size(chll_log2m(sk));
+	flat = palloc(VARHDRSZ + flatlen);
+	SET_VARSIZE(flat, VARHDRSZ + flatlen);
+	if (!chll_unpack(sk, len, CHLL_BYTES(flat), flatlen))
+	{
+		pfree(flat);
+		return NULL;
+	}
+	return flat;
+}
+
+/*
+ * What a SQL function returns of the flat sketch v: its packed form where
+ * that is smaller (every sketch but a full one), else v.
+ */
+bytea *
+chll_result(bytea *v)
+{
+	const uint8 *sk = CHLL_BYTES(v);
+	Size		packed;
+	bytea	   *p;
+
+	if ((sk[CHLL_OFF_FLAGS] & CHLL_FLAG_PACKED) != 0)
+		return v;
+	packed = chll_packed_size(sk);
+	if (packed >= VARSIZE(v) - VARHDRSZ)
+		return v;
+	p = palloc(VARHDRSZ + packed);
+	SET_VARSIZE(p, VARHDRSZ + packed);
+	chll_pack(sk, CHLL_BYTES(p));
+	return p;
+}
+
+#define CHLL_PACKED_DETAIL "The packed runs of the value do not make a sketch of its bucket count."
+
+/*
+ * A sketch argument, detoasted (and copied, to change it), flat, with its header
  * checked so that every offset the core computes stays inside the value.
  * NULL is an ERROR: a function that changes a sketch must not silently
  * turn it into NULL.
@@ -110,7 +167,13 @@ chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy)
 		v = (bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno));
 	else
 		v = (bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno));
-	v = chll_read_format1(v);
+	v = chll_flatten(v);
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupt chll value"),
+				 errdetail(CHLL_PACKED_DETAIL),
+				 errhint("Rebuild the sketch from its data.")));
 	if (!chll_header_ok(CHLL_BYTES(v), VARSIZE(v) - VARHDRSZ))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -202,7 +265,13 @@ chll_in(PG_FUNCTION_ARGS)
 		CHLL_BYTES(v)[i] = (uint8) ((hi << 4) | lo);
 	}
 
-	v = chll_read_format1(v);
+	v = chll_flatten(v);
+	if (v == NULL)
+		chll_input_error(fcinfo,
+						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						  errmsg("invalid chll value"),
+						  errdetail(CHLL_PACKED_DETAIL),
+						  errhint(CHLL_INPUT_HINT)));
 	len = VARSIZE(v) - VARHDRSZ;
 	if (!chll_validate(CHLL_BYTES(v), len, why, sizeof(why)))
 		chll_input_error(fcinfo,
@@ -210,13 +279,13 @@ chll_in(PG_FUNCTION_ARGS)
 						  errmsg("invalid chll value"),
 						  errdetail_internal("%s", why),
 						  errhint(CHLL_INPUT_HINT)));
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
 Datum
 chll_out(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = chll_getarg(fcinfo, 0, false);
+	bytea	   *v = chll_result(chll_getarg(fcinfo, 0, false));
 	Size		len = VARSIZE(v) - VARHDRSZ;
 	char	   *out = palloc(2 * len + 3);
 
@@ -245,7 +314,13 @@ chll_recv(PG_FUNCTION_ARGS)
 	v = palloc(VARHDRSZ + len);
 	SET_VARSIZE(v, VARHDRSZ + len);
 	pq_copymsgbytes(buf, VARDATA(v), len);
-	v = chll_read_format1(v);
+	v = chll_flatten(v);
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary chll value"),
+				 errdetail(CHLL_PACKED_DETAIL),
+				 errhint("The binary form of a chll value is its bytes, as chll_send() produces them.")));
 	len = VARSIZE(v) - VARHDRSZ;
 	if (!chll_validate(CHLL_BYTES(v), len, why, sizeof(why)))
 		ereport(ERROR,
@@ -253,13 +328,13 @@ chll_recv(PG_FUNCTION_ARGS)
 				 errmsg("invalid binary chll value"),
 				 errdetail_internal("%s", why),
 				 errhint("The binary form of a chll value is its bytes, as chll_send() produces them.")));
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
 Datum
 chll_send(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = chll_getarg(fcinfo, 0, false);
+	bytea	   *v = chll_result(chll_getarg(fcinfo, 0, false));
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);

@@ -154,22 +154,36 @@ chll_hash_sketch(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) (h ^ (h >> 32)));
 }
 
+#define CHLL_FROM_BYTEA_HINT \
+	"Pass chll() only the bytes of a chll value (its cast to bytea, or chll_send())."
+
 Datum
 chll_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = chll_read_format1(PG_GETARG_BYTEA_P_COPY(0));
+	bytea	   *b = PG_GETARG_BYTEA_P_COPY(0);
 	Size		len = VARSIZE(b) - VARHDRSZ;
 	char		why[256];
 
-	if (len > chll_sketch_size(CHLL_MAX_LOG2M) ||
-		!chll_validate((uint8 *) VARDATA(b), len, why, sizeof(why)))
+	if (len > chll_sketch_size(CHLL_MAX_LOG2M))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("bytea value is not a valid chll value"),
-				 len > chll_sketch_size(CHLL_MAX_LOG2M) ?
 				 errdetail("It has %zu bytes; the largest chll value has %zu.",
-						   len, chll_sketch_size(CHLL_MAX_LOG2M)) :
+						   len, chll_sketch_size(CHLL_MAX_LOG2M)),
+				 errhint(CHLL_FROM_BYTEA_HINT)));
+	b = chll_flatten(b);
+	if (b == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("bytea value is not a valid chll value"),
+				 errdetail("The packed runs of the value do not make a sketch of its bucket count."),
+				 errhint(CHLL_FROM_BYTEA_HINT)));
+	len = VARSIZE(b) - VARHDRSZ;
+	if (!chll_validate((uint8 *) VARDATA(b), len, why, sizeof(why)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("bytea value is not a valid chll value"),
 				 errdetail_internal("%s", why),
-				 errhint("Pass chll() only the bytes of a chll value (its cast to bytea, or chll_send()).")));
-	PG_RETURN_BYTEA_P(b);
+				 errhint(CHLL_FROM_BYTEA_HINT)));
+	PG_RETURN_BYTEA_P(chll_result(b));
 }
