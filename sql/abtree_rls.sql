@@ -115,6 +115,10 @@ RESET ROLE;
 -- the owner bypasses the policy: everything works
 SELECT * FROM rls_run('rls_hr', 'rls_hr_sal', 'rls_hr_pb') WHERE outcome <> 'ok';
 SELECT abtree_range_weight('rls_hr_sal', NULL::int, NULL);
+-- a role without SELECT on the table (bob, on rls_open): every function refuses
+SET ROLE regress_abt_bob;
+SELECT fn, outcome FROM rls_run('rls_open', 'rls_open_sal', 'rls_open_pb') GROUP BY 1, 2 ORDER BY 1;
+RESET ROLE;
 -- (that was a superuser) an owner who is not is refused when RLS is forced
 ALTER TABLE rls_hr OWNER TO regress_abt_bob;
 ALTER TABLE rls_hr FORCE ROW LEVEL SECURITY;
