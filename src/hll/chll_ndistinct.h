@@ -59,7 +59,16 @@ typedef struct ChllNdInput
 	int			ncols;
 	const double *col_nd;		/* D_j, or NULL */
 	const double *col_repeated; /* sum_{i>=2} f_{i,j}, or NULL */
+	const double *col_distinct; /* d_j, column j's distinct values in the
+								 * sample, or NULL */
 } ChllNdInput;
+
+/*
+ * A column whose values the sample saw at least this many times twice or
+ * more, each always with the same values of the other columns, is taken
+ * to determine them (src/hll/README, "Functional dependencies").
+ */
+#define CHLL_ND_FD_MIN_REPEATED		30
 
 /* Summary of a frequency vector */
 typedef struct ChllNdSummary
