@@ -182,6 +182,7 @@ for suite in "stress_crash stress.py --cycles 8" "stress_standby stress.py --sta
 	"sqlsmith sqlsmith.py --queries 2000" \
 	"interleave interleave.py --seed 5 --steps 600 --no-crash" \
 	"differential differential.py --seed 7 --queries 1500" \
+	"chll_fuzz chll_fuzz.py --seed 3 --mutations 10000" \
 	"interleave_checksums interleave.py --seed 101 --steps 600 --checksums"; do
 	set -- $suite
 	abt_log "reliability: $*"

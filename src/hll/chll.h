@@ -207,7 +207,6 @@ extern double chll_estimate_hll(const uint8 *sk);
 extern uint64 chll_raw_count(int raw);
 extern bool chll_slot(const uint8 *sk, int bucket, int z,
 					  int *raw, uint64 *count, bool *exact);
-extern bool chll_header_ok(const uint8 *sk, Size len);
 extern bool chll_validate(const uint8 *sk, Size len, char *why, Size whylen);
 
 /* chll_set.c: the exact set */

@@ -7,8 +7,10 @@
  * Both external forms carry the sketch bytes as they are (chll.h): the
  * text form is "\x" and their hexadecimal digits, the binary form is the
  * bytes.  The first byte is the format version.  Input is checked in full
- * by chll_validate(), so a stored sketch is always consistent and the
- * functions only need the cheap header check when they read one.
+ * by chll_validate(), and so is every value a function reads
+ * (chll_getarg): what storage holds can still be corrupt (a damaged disk,
+ * a binary-coercible cast from bytea), and the core functions trust
+ * consistent bytes.
  *
  * These functions touch neither shared memory nor WAL, so they do not call
  * abt_require_preload(): a table of sketches stays readable without the
@@ -147,15 +149,19 @@ chll_result(bytea *v)
 #define CHLL_PACKED_DETAIL "The packed runs of the value do not make a sketch of its bucket count."
 
 /*
- * A sketch argument, detoasted (and copied, to change it), flat, with its header
- * checked so that every offset the core computes stays inside the value.
- * NULL is an ERROR: a function that changes a sketch must not silently
- * turn it into NULL.
+ * A sketch argument, detoasted (and copied, to change it), flat, and
+ * validated in full: the core functions assert what consistent bytes
+ * guarantee (an overflow entry for every overflow marker and no other, a
+ * free entry when the array is not full), and corrupt stored bytes must
+ * end in an ERROR, not in a failed assertion or a write past the overflow
+ * array.  The walk costs about what unpacking does.  NULL is an ERROR: a
+ * function that changes a sketch must not silently turn it into NULL.
  */
 bytea *
 chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy)
 {
 	bytea	   *v;
+	char		why[256];
 
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
@@ -174,12 +180,11 @@ chll_getarg(FunctionCallInfo fcinfo, int argno, bool copy)
 				 errmsg("corrupt chll value"),
 				 errdetail(CHLL_PACKED_DETAIL),
 				 errhint("Rebuild the sketch from its data.")));
-	if (!chll_header_ok(CHLL_BYTES(v), VARSIZE(v) - VARHDRSZ))
+	if (!chll_validate(CHLL_BYTES(v), VARSIZE(v) - VARHDRSZ, why, sizeof(why)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("corrupt chll value"),
-				 errdetail("The header does not fit a value of length %zu.",
-						   (Size) (VARSIZE(v) - VARHDRSZ)),
+				 errdetail_internal("%s", why),
 				 errhint("Rebuild the sketch from its data.")));
 	return v;
 }
@@ -282,10 +287,25 @@ chll_in(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(chll_result(v));
 }
 
+/*
+ * The bytes the output functions write: the value as stored (packed, as
+ * every function returns it), or, for a format-1 value, its format-2
+ * reading.  Not validated: a dump must not stop at a corrupt value; its
+ * restore refuses it.
+ */
+static bytea *
+chll_output_form(FunctionCallInfo fcinfo)
+{
+	bytea	   *v = (bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	bytea	   *v2 = chll_read_format1(v);
+
+	return v2 == v ? v : chll_result(v2);
+}
+
 Datum
 chll_out(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = chll_result(chll_getarg(fcinfo, 0, false));
+	bytea	   *v = chll_output_form(fcinfo);
 	Size		len = VARSIZE(v) - VARHDRSZ;
 	char	   *out = palloc(2 * len + 3);
 
@@ -334,7 +354,7 @@ chll_recv(PG_FUNCTION_ARGS)
 Datum
 chll_send(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = chll_result(chll_getarg(fcinfo, 0, false));
+	bytea	   *v = chll_output_form(fcinfo);
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);

@@ -48,4 +48,24 @@ entry_key(const uint8 *e)
 	return ((uint32) chll_get16(e) << 8) | e[2];
 }
 
+/* Whether n bytes are all zero, eight at a time: validation's common case */
+static inline bool
+chll_all_zero(const uint8 *p, Size n)
+{
+	Size		i = 0;
+
+	for (; i + 8 <= n; i += 8)
+	{
+		uint64		w;
+
+		memcpy(&w, p + i, 8);
+		if (w != 0)
+			return false;
+	}
+	for (; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
 #endif							/* CHLL_LAYOUT_H */

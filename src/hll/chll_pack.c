@@ -146,7 +146,7 @@ chll_pack(const uint8 *sk, uint8 *out)
  * Unpacks in[0, inlen), a packed value, into out, the flat sketch of
  * outlen bytes its header's bucket count gives; false if the runs do not
  * fill exactly that or anything follows them.  The flat result still
- * needs the caller's checks (chll_header_ok or chll_validate).
+ * needs the caller's chll_validate().
  */
 bool
 chll_unpack(const uint8 *in, Size inlen, uint8 *out, Size outlen)

@@ -26,6 +26,7 @@
  *-------------------------------------------------------------------------
  */
 #include "hll/chll.h"
+#include "hll/chll_layout.h"
 
 /* Slots: 48-bit key (the hash's top bits), uint32 count; count 0 = empty */
 #define SLOT_KEY_BYTES		6
@@ -499,9 +500,8 @@ chll_set_validate(const uint8 *sk, char *why, Size whylen)
 
 		if (chll_set_lost(sk))
 		{
-			for (Size b = 0; b < CHLL_SET_GROUP_SIZE; b++)
-				if (gp[b] != 0)
-					INVALID("The exact set was given up, but group %d is not zero.", g);
+			if (!chll_all_zero(gp, CHLL_SET_GROUP_SIZE))
+				INVALID("The exact set was given up, but group %d is not zero.", g);
 			continue;
 		}
 		if (!validate_group(gp, g, &sum, why, whylen))

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * chll_validate.c
- *	  Full validation of untrusted chll bytes (text and binary input),
- *	  and the cheap header check the SQL functions make of stored values.
+ *	  Full validation of chll bytes: input, and every stored value the SQL
+ *	  functions read.
  *	  Like chll_sketch.c, nothing here allocates or raises an ERROR.
  *
  *-------------------------------------------------------------------------
@@ -14,21 +14,6 @@
  * Validation
  * ----------------------------------------------------------------
  */
-
-/* The cheap checks that make every offset computation safe */
-bool
-chll_header_ok(const uint8 *sk, Size len)
-{
-	int			log2m;
-
-	if (len < CHLL_HEADER_SIZE || sk[CHLL_OFF_VERSION] != CHLL_FORMAT_VERSION)
-		return false;
-	log2m = sk[CHLL_OFF_LOG2M];
-	return log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M &&
-		len == chll_sketch_size(log2m) &&
-		chll_get16(sk + CHLL_OFF_OVF_CAPACITY) == chll_overflow_capacity(log2m) &&
-		ovf_used(sk) <= chll_overflow_capacity(log2m);
-}
 
 #define INVALID(...) \
 	do { snprintf(why, whylen, __VA_ARGS__); return false; } while (0)
@@ -81,9 +66,8 @@ validate_entries(const uint8 *sk, char *why, Size whylen)
 
 		if (e >= used)
 		{
-			for (int k = 0; k < CHLL_ENTRY_SIZE; k++)
-				if (ep[k] != 0)
-					INVALID("Unused overflow entry %d is not zero.", e);
+			if (!chll_all_zero(ep, CHLL_ENTRY_SIZE))
+				INVALID("Unused overflow entry %d is not zero.", e);
 			continue;
 		}
 		if (chll_get16(ep) >= (1 << log2m) || ep[2] >= CHLL_SLOTS || ep[3] != 0)
@@ -102,41 +86,51 @@ validate_entries(const uint8 *sk, char *why, Size whylen)
 /*
  * One bucket.  In a sketch whose counts are all exact (no APPROX flag), the
  * bucket count must be the sum of its slots; otherwise only an empty bucket
- * is checked to be all zero.
+ * is checked to be all zero.  Overflow markers are matched with the entries
+ * in order (validate_entries has checked that they are sorted by bucket and
+ * z, and that each names a marker): *next is the next unmatched entry.  One
+ * pass over the bytes, no search: every value a function reads is checked.
  */
 static bool
-validate_bucket(const uint8 *sk, int i, int *markers, char *why, Size whylen)
+validate_bucket(const uint8 *sk, int i, int *next, char *why, Size whylen)
 {
 	bool		approx = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) != 0;
 	uint64		bcount = chll_get32(sk + bucket_off(i));
+	const uint8 *slots = sk + slot_off(i, 0);
 	uint64		sum = 0;
-	bool		any = false;
 
+	if (bcount == 0)
+	{
+		if (!chll_all_zero(slots, CHLL_SLOTS))
+			INVALID("Bucket %d is empty but has nonzero counters.", i);
+		return true;
+	}
 	for (int z = 0; z < CHLL_SLOTS; z++)
 	{
-		int			raw = sk[slot_off(i, z)];
-		uint64		count;
-		bool		exact;
+		int			raw = slots[z];
 
-		if (raw == 0)
-			continue;
-		any = true;
-		if (raw == CHLL_RAW_OVERFLOW)
-			(*markers)++;
-		if (!chll_slot(sk, i, z, &raw, &count, &exact))
+		if (raw <= CHLL_RAW_EXACT_MAX)
+			sum += raw;
+		else if (raw <= CHLL_RAW_MAX)
 		{
-			if (raw == CHLL_RAW_OVERFLOW)
+			if (!approx)
+				INVALID("Counter %d of bucket %d is approximate, but the header says every count is exact.",
+						z, i);
+			sum += chll_raw_count(raw);
+		}
+		else if (raw == CHLL_RAW_OVERFLOW)
+		{
+			const uint8 *ep = sk + entry_off(chll_log2m(sk), *next);
+
+			if (*next >= ovf_used(sk) || chll_get16(ep) != i || ep[2] != z)
 				INVALID("Counter %d of bucket %d points to an overflow entry that does not exist.",
 						z, i);
-			INVALID("Counter %d of bucket %d has the invalid value %d.", z, i, raw);
+			sum += chll_get32(ep + 4);
+			(*next)++;
 		}
-		if (!exact && !approx)
-			INVALID("Counter %d of bucket %d is approximate, but the header says every count is exact.",
-					z, i);
-		sum += count;
+		else
+			INVALID("Counter %d of bucket %d has the invalid value %d.", z, i, raw);
 	}
-	if (bcount == 0 && any)
-		INVALID("Bucket %d is empty but has nonzero counters.", i);
 	if (!approx && (bcount == CHLL_BUCKET_SATURATED || sum != bcount))
 		INVALID("Bucket %d has a count of %llu, but its counters add up to %llu.",
 				i, (unsigned long long) bcount, (unsigned long long) sum);
@@ -153,7 +147,7 @@ chll_validate(const uint8 *sk, Size len, char *why, Size whylen)
 {
 	uint64		sum = 0;
 	bool		saturated = false;
-	int			markers = 0;
+	int			next = 0;
 	int			m;
 
 	if (!validate_header(sk, len, why, whylen) ||
@@ -164,14 +158,14 @@ chll_validate(const uint8 *sk, Size len, char *why, Size whylen)
 	{
 		uint32		bcount = chll_get32(sk + bucket_off(i));
 
-		if (!validate_bucket(sk, i, &markers, why, whylen))
+		if (!validate_bucket(sk, i, &next, why, whylen))
 			return false;
 		saturated |= bcount == CHLL_BUCKET_SATURATED;
 		sum += bcount;
 	}
-	if (markers != ovf_used(sk))
+	if (next != ovf_used(sk))
 		INVALID("%d counters point to the overflow array, which has %d entries.",
-				markers, ovf_used(sk));
+				next, ovf_used(sk));
 	/* bucket counts are exact until they saturate, and so is the total */
 	if (!saturated && chll_total(sk) != sum)
 		INVALID("The header has a count of %llu, but the buckets add up to %llu.",
