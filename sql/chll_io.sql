@@ -20,36 +20,13 @@ BEGIN
 	RETURN s;
 END $$;
 -- the flat form of s in the text form's notation: the text form is packed
--- (src/hll/README, "Packed form"), decoded here apart from the C code
+-- (src/hll/README, "Packed form"), decoded apart from the C code by
+-- test/sql/chll_flat.sql (shared with bench/experiments/chll_storage.py)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set chll_flat_file :abs_srcdir '/test/sql/chll_flat.sql'
+\i :chll_flat_file
 CREATE FUNCTION chll_t_flat(s chll) RETURNS text
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-	b bytea := decode(substr(s::text, 3), 'hex');
-	flat text;
-	p int := 24;
-	n int[];
-	shift int;
-BEGIN
-	IF get_byte(b, 2) & 128 = 0 THEN
-		RETURN s::text;
-	END IF;
-	flat := encode(set_byte(substring(b FROM 1 FOR 24), 2, get_byte(b, 2) & 127), 'hex');
-	WHILE p < length(b) LOOP
-		n := ARRAY[0, 0];
-		FOR k IN 1..2 LOOP
-			shift := 0;
-			LOOP
-				n[k] := n[k] | ((get_byte(b, p) & 127) << shift);
-				p := p + 1;
-				EXIT WHEN get_byte(b, p - 1) < 128;
-				shift := shift + 7;
-			END LOOP;
-		END LOOP;
-		flat := flat || repeat('00', n[1]) || encode(substring(b FROM p + 1 FOR n[2]), 'hex');
-		p := p + n[2];
-	END LOOP;
-	RETURN '\x' || flat;
-END $$;
+LANGUAGE sql IMMUTABLE AS $$ SELECT '\x' || encode(chll_flat_bytes(s), 'hex') $$;
 -- the flat form of s with the bytes from offset off replaced by hex
 CREATE FUNCTION chll_t_patch(s chll, off int, hex text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -317,3 +294,4 @@ DROP FUNCTION chll_t_hash(int, int, int);
 DROP FUNCTION chll_t_add(chll, bigint, int);
 DROP FUNCTION chll_t_patch(chll, int, text);
 DROP FUNCTION chll_t_flat(chll);
+DROP FUNCTION chll_flat_bytes(chll);

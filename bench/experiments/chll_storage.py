@@ -1,42 +1,16 @@
 """Issue 25 (packaging): what a chll value costs in a table, in memory and on the wire, by the
 number of distinct values it counts: the packed form against the flat bytes."""
 
+import os
 import time
 
 from harness import Metric, Variant, experiment
 
-# The flat bytes of a chll value in hexadecimal, packed or not (src/hll/README, "Packed
-# form"): the baseline's bytes, decoded apart from the library.
-FLAT_FN = r"""
-CREATE OR REPLACE FUNCTION bench_chll_flat(s chll) RETURNS bytea
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-	b bytea := s::bytea;
-	parts text[] := '{}';
-	p int := 24;
-	n int[];
-	shift int;
-BEGIN
-	IF get_byte(b, 2) & 128 = 0 THEN
-		RETURN b;
-	END IF;
-	parts := parts || encode(set_byte(substring(b FROM 1 FOR 24), 2, get_byte(b, 2) & 127), 'hex');
-	WHILE p < length(b) LOOP
-		n := ARRAY[0, 0];
-		FOR k IN 1..2 LOOP
-			shift := 0;
-			LOOP
-				n[k] := n[k] | ((get_byte(b, p) & 127) << shift);
-				p := p + 1;
-				EXIT WHEN get_byte(b, p - 1) < 128;
-				shift := shift + 7;
-			END LOOP;
-		END LOOP;
-		parts := parts || repeat('00', n[1]) || encode(substring(b FROM p + 1 FOR n[2]), 'hex');
-		p := p + n[2];
-	END LOOP;
-	RETURN decode(array_to_string(parts, ''), 'hex');
-END $$"""
+# The flat bytes of a chll value, packed or not, decoded in SQL apart from the library
+# (test/sql/chll_flat.sql, which the regress suite chll_io uses too): the baseline's bytes.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+with open(os.path.join(ROOT, "test", "sql", "chll_flat.sql")) as f:
+    FLAT_FN = f.read()
 
 
 @experiment(
@@ -98,7 +72,7 @@ def run(ctx, p):
             t0 = time.perf_counter()
             ctx.sql(build)
             ms = 1000 * (time.perf_counter() - t0)
-            ctx.sql("CREATE TABLE skf AS SELECT g, bench_chll_flat(s) AS b FROM sk")
+            ctx.sql("CREATE TABLE skf AS SELECT g, chll_flat_bytes(s) AS b FROM sk")
             r = sizes("skf", "b", "SELECT sum(chll_estimate(chll(b))) FROM skf")
             r["build ms"] = ms
             return r
