@@ -325,7 +325,7 @@ SELECT round(avg(err)::numeric, 1) <= 1.1 AS scbc_mean_error_at_most_1_1
 -- skewed frequency (5 rows for the rarest), h = 2g.  The sample sees many of
 -- g's values repeatedly, always with one h, so the sketch-corrected methods
 -- take D(g, h) = D(g) from g's sketch; the geometric mean of the bounds was
--- 1.85x too high (values seen once look like many unseen pairs).  k = g mod
+-- far more than 1.05x too high (values seen once look like unseen pairs).  k = g mod
 -- 5000, plus 100,000 on every seventh row: neither of g and k determines the
 -- other, which the sample shows, so the rule stays off (taking D(g) would be
 -- 0.53x of the truth).
