@@ -49,6 +49,7 @@ OBJS = \
 	src/mvstore/mvs_gc.o \
 	src/mvstore/mvs_shmem.o \
 	src/mvstore/mvs_sql.o \
+	src/hll/chll_estimate.o \
 	src/hll/chll_funcs.o \
 	src/hll/chll_io.o \
 	src/hll/chll_ops.o \

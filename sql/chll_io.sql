@@ -137,6 +137,8 @@ SELECT chll_t_patch(small, 1, '11')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '05')::chll FROM chll_io_s;
 SELECT left(chll_t_flat(small), -2)::chll FROM chll_io_s;
 SELECT (chll_t_flat(small) || '00')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 2, '08')::chll FROM chll_io_s;
+-- removals that hit approximate counts, but none is approximate
 SELECT chll_t_patch(small, 2, '04')::chll FROM chll_io_s;
 -- the set given up, but its bytes left
 SELECT chll_t_patch(small, 2, '02')::chll FROM chll_io_s;

@@ -61,7 +61,14 @@
 #define CHLL_FLAG_APPROX		0x01
 /* The exact set overflowed: the estimate comes from the HLL counters */
 #define CHLL_FLAG_SET_LOST		0x02
-#define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST)
+/*
+ * A removal hit an approximate count near the top of its bucket (within
+ * CHLL_LOSSY_DEPTH), so a slot there may look empty while it holds values,
+ * or the reverse: the estimate then reads the registers alone
+ * (chll_estimate.c).  Only with APPROX.
+ */
+#define CHLL_FLAG_LOSSY			0x04
+#define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST | CHLL_FLAG_LOSSY)
 /* Only in a value's stored form: the bytes after the header are runs (chll_pack.c) */
 #define CHLL_FLAG_PACKED		0x80
 

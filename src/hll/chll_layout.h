@@ -12,6 +12,25 @@
 
 #include "hll/chll.h"
 
+#include "port/pg_bitutils.h"
+
+/*
+ * How far below the top slot of its bucket a slot still deserves an exact
+ * count (an overflow entry when it passes 128: chll_sketch.c), and so how
+ * far below the top the estimator reads (chll_estimate.c).
+ */
+#define CHLL_EXACT_DEPTH	3
+
+/*
+ * A removal from an approximate count this far below the top of its
+ * bucket, or nearer, sets CHLL_FLAG_LOSSY.  One more than the depth the
+ * estimator reads, so that the top may fall by one slot (deletes emptying
+ * it) before a slot whose removals went unflagged comes within reach.
+ * Deeper slots hold many values; flagging their removals would take the
+ * window from most sketches of tables with deletes.
+ */
+#define CHLL_LOSSY_DEPTH	(CHLL_EXACT_DEPTH + 1)
+
 static inline int
 bucket_count(const uint8 *sk)
 {
@@ -66,6 +85,30 @@ chll_all_zero(const uint8 *p, Size n)
 		if (p[i] != 0)
 			return false;
 	return true;
+}
+
+/*
+ * The highest z with a nonzero counter among a bucket's counters, or -1.
+ * Eight counters at a time: the estimate and every eviction decision need
+ * it.
+ */
+static inline int
+slots_top(const uint8 *slots)
+{
+	StaticAssertStmt(CHLL_SLOTS % 8 == 0, "counters must fill whole words");
+	for (int w = CHLL_SLOTS / 8 - 1; w >= 0; w--)
+	{
+		uint64		x;
+
+		memcpy(&x, slots + 8 * w, sizeof(x));
+		if (x != 0)
+#ifdef WORDS_BIGENDIAN
+			return 8 * w + 7 - pg_rightmost_one_pos64(x) / 8;
+#else
+			return 8 * w + pg_leftmost_one_pos64(x) / 8;
+#endif
+	}
+	return -1;
 }
 
 #endif							/* CHLL_LAYOUT_H */

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * chll_sketch.c
- *	  The counting HyperLogLog sketch itself: add, remove, union, the
- *	  improved estimator of Ertl, and validation of untrusted bytes.
+ *	  The counting HyperLogLog sketch itself: add, remove and union.
+ *	  The estimator is in chll_estimate.c, validation of untrusted bytes
+ *	  in chll_validate.c.
  *
  * Nothing here allocates memory or raises an ERROR (see chll.h); problems
  * come back as a ChllStatus.  Validation of untrusted bytes is in
@@ -20,7 +21,6 @@
 #include "hll/chll.h"
 #include "hll/chll_layout.h"
 
-#include <math.h>
 
 #include "port/pg_bitutils.h"
 
@@ -337,30 +337,6 @@ demote(ChllView *v, int pos)
 	}
 }
 
-/*
- * The highest z with a nonzero counter among a bucket's counters, or -1.
- * Eight counters at a time: the estimate and every eviction decision need
- * it.
- */
-static int
-slots_top(const uint8 *slots)
-{
-	StaticAssertStmt(CHLL_SLOTS % 8 == 0, "counters must fill whole words");
-	for (int w = CHLL_SLOTS / 8 - 1; w >= 0; w--)
-	{
-		uint64		x;
-
-		memcpy(&x, slots + 8 * w, sizeof(x));
-		if (x != 0)
-#ifdef WORDS_BIGENDIAN
-			return 8 * w + 7 - pg_rightmost_one_pos64(x) / 8;
-#else
-			return 8 * w + pg_leftmost_one_pos64(x) / 8;
-#endif
-	}
-	return -1;
-}
-
 static inline int
 bucket_top(ChllView *v, int bucket)
 {
@@ -374,8 +350,6 @@ bucket_top(ChllView *v, int bucket)
  * thesis's way.  slot_rank() orders the others, smaller is more important:
  * by distance below the top, then the higher z first.
  */
-#define CHLL_EXACT_DEPTH	3
-
 static inline int
 slot_rank(int top, int z)
 {
@@ -541,6 +515,9 @@ slot_decrement(ChllView *v, int bucket, int z)
 		/* the mirror of the increment keeps the expected count exact */
 		if (coin(v, raw - 129))
 			(*slot)--;
+		/* ... but not that the slot is empty exactly when its count is 0 */
+		if (bucket_top(v, bucket) - z <= CHLL_LOSSY_DEPTH)
+			v->hdr[CHLL_OFF_FLAGS] |= CHLL_FLAG_LOSSY;
 	}
 	else if (raw == CHLL_RAW_OVERFLOW)
 	{
@@ -812,106 +789,6 @@ chll_union_into(uint8 *dst, const uint8 *src)
 	}
 	chll_set_union_into(dst, src);
 	chll_put64(dst + CHLL_OFF_TOTAL, add_sat64(chll_total(dst), chll_total(src)));
-	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX;
+	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & (CHLL_FLAG_APPROX | CHLL_FLAG_LOSSY);
 	return CHLL_OK;
-}
-
-/* ----------------------------------------------------------------
- * Estimation
- * ----------------------------------------------------------------
- */
-
-/*
- * The HLL register of a bucket: 1 + the highest z with a nonzero counter.
- * A bucket whose exact count says it is not empty has a register of at
- * least 1 even if its probabilistic counters all fell to zero.
- */
-static int
-bucket_register(const uint8 *sk, int bucket)
-{
-	int			top = slots_top(sk + slot_off(bucket, 0));
-
-	if (top >= 0)
-		return top + 1;
-	return chll_get32(sk + bucket_off(bucket)) != 0 ? 1 : 0;
-}
-
-/* Ertl's sigma(x) = x + sum_k x^(2^k) 2^(k-1), for the empty registers */
-static double
-ertl_sigma(double x)
-{
-	double		y = 1.0;
-	double		z = x;
-	double		prev;
-
-	if (x >= 1.0)
-		return INFINITY;
-	do
-	{
-		x *= x;
-		prev = z;
-		z += x * y;
-		y += y;
-	} while (z != prev);
-	return z;
-}
-
-/* Ertl's tau(x), for the registers that saturated at CHLL_QBITS + 1 */
-static double
-ertl_tau(double x)
-{
-	double		y = 1.0;
-	double		z;
-	double		prev;
-
-	if (x <= 0.0 || x >= 1.0)
-		return 0.0;
-	z = 1.0 - x;
-	do
-	{
-		x = sqrt(x);
-		prev = z;
-		y *= 0.5;
-		z -= (1.0 - x) * (1.0 - x) * y;
-	} while (z != prev);
-	return z / 3.0;
-}
-
-/*
- * The improved estimator of Ertl ("New cardinality estimation algorithms
- * for HyperLogLog sketches", arXiv:1702.01284), which the thesis uses:
- * alpha_inf m^2 / (m sigma(C_0/m) + sum_{k=1..q} C_k 2^-k
- * + m tau(1 - C_{q+1}/m) 2^-q), with C_k the number of registers equal to
- * k, q = CHLL_QBITS and alpha_inf = 1 / (2 ln 2).  It needs no bias tables
- * and no switch between small- and large-range formulas.  Exactly 0 for an
- * empty sketch; infinite only if every register saturated.
- */
-double
-chll_estimate_hll(const uint8 *sk)
-{
-	int			m = bucket_count(sk);
-	int			hist[CHLL_QBITS + 2] = {0};
-	double		denom;
-
-	for (int i = 0; i < m; i++)
-		hist[bucket_register(sk, i)]++;
-	if (hist[0] == m)
-		return 0.0;
-
-	denom = m * ertl_tau(1.0 - (double) hist[CHLL_QBITS + 1] / m);
-	for (int k = CHLL_QBITS; k >= 1; k--)
-		denom = 0.5 * (denom + hist[k]);
-	denom += m * ertl_sigma((double) hist[0] / m);
-	return ((double) m * m / (2.0 * 0.69314718055994530942)) / denom;
-}
-
-/* The estimate: exact while the set is kept, the counters' otherwise */
-double
-chll_estimate_sketch(const uint8 *sk)
-{
-	int64		exact = chll_set_distinct(sk);
-
-	if (exact >= 0)
-		return (double) exact;	/* every distinct hash is in the set */
-	return chll_estimate_hll(sk);
 }

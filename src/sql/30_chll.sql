@@ -169,7 +169,7 @@ COMMENT ON FUNCTION chll_union(chll, chll) IS
 COMMENT ON FUNCTION chll_hash(anyelement) IS
 'the 64-bit hash under which chll_add sketches the value';
 COMMENT ON FUNCTION chll_estimate(chll) IS
-'number of distinct values: exact while the sketch lists them (chll_info(s).exact_distinct), else Ertl''s improved HyperLogLog estimate';
+'number of distinct values: exact while the sketch lists them (chll_info(s).exact_distinct), else the counters'' maximum-likelihood estimate';
 COMMENT ON FUNCTION chll_estimate_counters(chll) IS
 'the HyperLogLog counters'' estimate of the number of distinct values, ignoring the exact set';
 COMMENT ON FUNCTION chll_info(chll) IS

@@ -25,7 +25,7 @@ AS 'MODULE_PATHNAME', 'chll_estimate_counters'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION chll_estimate(chll) IS
-'number of distinct values: exact while the sketch lists them (chll_info(s).exact_distinct), else Ertl''s improved HyperLogLog estimate';
+'number of distinct values: exact while the sketch lists them (chll_info(s).exact_distinct), else the counters'' maximum-likelihood estimate';
 COMMENT ON FUNCTION chll_estimate_counters(chll) IS
 'the HyperLogLog counters'' estimate of the number of distinct values, ignoring the exact set';
 
