@@ -63,7 +63,7 @@
 #define CHLL_FLAG_SET_LOST		0x02
 /*
  * A removal hit an approximate count near the top of its bucket (within
- * CHLL_LOSSY_DEPTH), so a slot there may look empty while it holds values,
+ * CHLL_READ_DEPTH), so a slot there may look empty while it holds values,
  * or the reverse: the estimate then reads the registers alone
  * (chll_estimate.c).  Only with APPROX.
  */

@@ -59,15 +59,15 @@ slot_prob(int z)
  * Of each bucket with register R, it reads the slots from R on (empty by
  * definition; their probabilities sum to 2^-R, or 0 when R is
  * CHLL_QBITS + 1), slot R - 1 (occupied by definition) and the
- * CHLL_EXACT_DEPTH slots below it.  Those are the slots whose counts the
- * sketch keeps exact (chll_sketch.c gives them overflow entries first).
+ * CHLL_READ_DEPTH slots below it.  Those are among the slots whose counts
+ * the sketch keeps exact (chll_sketch.c gives them overflow entries first).
  * Deeper slots are not read: a slot far below the top is occupied with a
  * probability close to 1 and tells little.
  *
  * Whether a slot is occupied is exact as long as no removal hit an
  * approximate count: probabilistic counters only count up from 128.  When
- * one did near the top (CHLL_FLAG_LOSSY: too many frequent slots for the
- * overflow entries, then deletes), a slot of the window may look empty
+ * one did near the top (CHLL_FLAG_LOSSY: more frequent slots near the
+ * tops than overflow entries, then deletes), a slot of the window may look empty
  * while it holds values, and each such slot would pull the estimate down
  * (a 16-bucket sketch read five times too low so); then only the
  * registers are read, which the thesis's estimator reads too.
@@ -82,7 +82,7 @@ static void
 slot_stats(const uint8 *sk, ChllSlotStats *st)
 {
 	int			m = bucket_count(sk);
-	int			depth = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_LOSSY) ? 0 : CHLL_EXACT_DEPTH;
+	int			depth = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_LOSSY) ? 0 : CHLL_READ_DEPTH;
 
 	memset(st, 0, sizeof(*st));
 	for (int b = 0; b < m; b++)

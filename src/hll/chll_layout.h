@@ -16,20 +16,18 @@
 
 /*
  * How far below the top slot of its bucket a slot still deserves an exact
- * count (an overflow entry when it passes 128: chll_sketch.c), and so how
- * far below the top the estimator reads (chll_estimate.c).
+ * count (an overflow entry when it passes 128: chll_sketch.c).
  */
-#define CHLL_EXACT_DEPTH	3
+#define CHLL_EXACT_DEPTH	4
 
 /*
- * A removal from an approximate count this far below the top of its
- * bucket, or nearer, sets CHLL_FLAG_LOSSY.  One more than the depth the
- * estimator reads, so that the top may fall by one slot (deletes emptying
- * it) before a slot whose removals went unflagged comes within reach.
- * Deeper slots hold many values; flagging their removals would take the
- * window from most sketches of tables with deletes.
+ * How far below the top the estimator reads (chll_estimate.c); a removal
+ * from an approximate count this near the top sets CHLL_FLAG_LOSSY.  One
+ * less than CHLL_EXACT_DEPTH, so that after deletes empty a bucket's top
+ * slot the slots the estimator then reads were still entitled to exact
+ * counts while values arrived.
  */
-#define CHLL_LOSSY_DEPTH	(CHLL_EXACT_DEPTH + 1)
+#define CHLL_READ_DEPTH		(CHLL_EXACT_DEPTH - 1)
 
 static inline int
 bucket_count(const uint8 *sk)

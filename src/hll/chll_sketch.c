@@ -344,10 +344,10 @@ bucket_top(ChllView *v, int bucket)
 }
 
 /*
- * Which slots deserve an exact count.  The estimate reads only the top
- * slot of each bucket, and the slots just below take over when deletes
- * empty it; slots deeper than CHLL_EXACT_DEPTH below the top count the
- * thesis's way.  slot_rank() orders the others, smaller is more important:
+ * Which slots deserve an exact count.  The estimate reads the top slot of
+ * each bucket and the CHLL_READ_DEPTH below it (chll_estimate.c), and the
+ * slots below those take over when deletes empty the top; slots deeper
+ * than CHLL_EXACT_DEPTH below the top count the thesis's way.  slot_rank() orders the others, smaller is more important:
  * by distance below the top, then the higher z first.
  */
 static inline int
@@ -516,7 +516,7 @@ slot_decrement(ChllView *v, int bucket, int z)
 		if (coin(v, raw - 129))
 			(*slot)--;
 		/* ... but not that the slot is empty exactly when its count is 0 */
-		if (bucket_top(v, bucket) - z <= CHLL_LOSSY_DEPTH)
+		if (bucket_top(v, bucket) - z <= CHLL_READ_DEPTH)
 			v->hdr[CHLL_OFF_FLAGS] |= CHLL_FLAG_LOSSY;
 	}
 	else if (raw == CHLL_RAW_OVERFLOW)
