@@ -65,12 +65,13 @@ slot_prob(int z)
  * probability close to 1 and tells little.
  *
  * Whether a slot is occupied is exact as long as no removal hit an
- * approximate count: probabilistic counters only count up from 128.  When
- * one did near the top (CHLL_FLAG_LOSSY: more frequent slots near the
- * tops than overflow entries, then deletes), a slot of the window may look empty
- * while it holds values, and each such slot would pull the estimate down
- * (a 16-bucket sketch read five times too low so); then only the
- * registers are read, which the thesis's estimator reads too.
+ * approximate count: additions never take a counter back to 0, exact
+ * removals do so exactly.  When one hit an approximate count within the
+ * window (CHLL_FLAG_LOSSY: more frequent slots near the tops than
+ * overflow entries, then deletes), a slot there may look empty while it
+ * holds values, and each such slot pulls the estimate down (a 16-bucket
+ * sketch read five times too low so); then only the registers are read,
+ * as the thesis's estimator reads them.
  */
 typedef struct ChllSlotStats
 {
@@ -83,6 +84,8 @@ slot_stats(const uint8 *sk, ChllSlotStats *st)
 {
 	int			m = bucket_count(sk);
 	int			depth = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_LOSSY) ? 0 : CHLL_READ_DEPTH;
+	int			empty[CHLL_SLOTS] = {0};	/* empty slots read, by z */
+	int			registers[CHLL_QBITS + 2] = {0};	/* buckets, by register */
 
 	memset(st, 0, sizeof(*st));
 	for (int b = 0; b < m; b++)
@@ -90,8 +93,7 @@ slot_stats(const uint8 *sk, ChllSlotStats *st)
 		const uint8 *slots = sk + slot_off(b, 0);
 		int			r = bucket_register(sk, b);
 
-		if (r <= CHLL_QBITS)
-			st->empty_prob += ldexp(1.0, -r);
+		registers[r]++;
 		if (r == 0)
 			continue;
 		st->occupied[r - 1]++;
@@ -100,9 +102,14 @@ slot_stats(const uint8 *sk, ChllSlotStats *st)
 			if (slots[z] != 0)
 				st->occupied[z]++;
 			else
-				st->empty_prob += slot_prob(z);
+				empty[z]++;
 		}
 	}
+	/* sums of powers of two: exact, and in an order independent of m */
+	for (int z = 0; z < CHLL_SLOTS; z++)
+		st->empty_prob += empty[z] * slot_prob(z);
+	for (int r = 0; r <= CHLL_QBITS; r++)
+		st->empty_prob += registers[r] * ldexp(1.0, -r);
 }
 
 /*
@@ -130,6 +137,7 @@ double
 chll_estimate_hll(const uint8 *sk)
 {
 	ChllSlotStats st;
+	double		prob[CHLL_SLOTS];
 	int			nocc = 0;
 	double		half = 0.0;
 	double		x;
@@ -137,8 +145,9 @@ chll_estimate_hll(const uint8 *sk)
 	slot_stats(sk, &st);
 	for (int z = 0; z < CHLL_SLOTS; z++)
 	{
+		prob[z] = slot_prob(z);
 		nocc += st.occupied[z];
-		half += 0.5 * st.occupied[z] * slot_prob(z);
+		half += 0.5 * st.occupied[z] * prob[z];
 	}
 	if (nocc == 0)
 		return 0.0;
@@ -154,7 +163,7 @@ chll_estimate_hll(const uint8 *sk)
 
 		for (int z = 0; z < CHLL_SLOTS; z++)
 		{
-			double		p = slot_prob(z);
+			double		p = prob[z];
 			double		t = x * p;
 
 			if (st.occupied[z] == 0)
