@@ -31,6 +31,47 @@ def percentile(xs, q):
 GROUP = {}     # data set -> its group in the summary table
 
 
+def ertl_registers(m, registers, q=31):
+    """Ertl's improved estimator (arXiv:1702.01284) over HLL registers: what
+    chll_estimate_counters computed before issue 24 gave it a likelihood over the slots below
+    the registers too (src/hll/README, "Estimator and error"); kept here as that variant."""
+    hist = [0] * (q + 2)
+    for r in registers:
+        hist[r] += 1
+    hist[0] += m - len(registers)
+    if hist[0] == m:
+        return 0.0
+
+    def sigma(x):
+        if x >= 1.0:
+            return float("inf")
+        y, z = 1.0, x
+        while True:
+            x *= x
+            prev, z = z, z + x * y
+            y += y
+            if z == prev:
+                return z
+
+    def tau(x):
+        if x <= 0.0 or x >= 1.0:
+            return 0.0
+        y, z = 1.0, 1.0 - x
+        while True:
+            x = x ** 0.5
+            prev = z
+            y *= 0.5
+            z -= (1.0 - x) ** 2 * y
+            if z == prev:
+                return z / 3.0
+
+    denom = m * tau(1.0 - hist[q + 1] / m)
+    for k in range(q, 0, -1):
+        denom = 0.5 * (denom + hist[k])
+    denom += m * sigma(hist[0] / m)
+    return m * m / (2.0 * 0.69314718055994530942) / denom
+
+
 def measure(ctx, p, group, data, table, cols, index_of):
     """Record the sketch's and ANALYZE's ratio error for each column of table; index_of maps a
     column to (index name, key column number)."""
@@ -38,11 +79,15 @@ def measure(ctx, p, group, data, table, cols, index_of):
     exact = {c: ctx.sql(f"SELECT count(DISTINCT {c}) FROM {table}")[0][0] for c in cols}
     sketch = {}
     counters = {}
+    registers = {}
     for c in cols:
         idx, k = index_of[c]
-        sketch[c], counters[c] = map(float, ctx.sql(
-            f"SELECT chll_estimate(s), chll_estimate_counters(s) "
+        sketch[c], counters[c], m = map(float, ctx.sql(
+            f"SELECT chll_estimate(s), chll_estimate_counters(s), (chll_info(s)).buckets "
             f"FROM abtree_sketch('{idx}', {k}) s")[0])
+        registers[c] = ertl_registers(int(m), [r for (r,) in ctx.sql(
+            f"SELECT max(zeros) + 1 FROM chll_counters(abtree_sketch('{idx}', {k})) "
+            "WHERE raw > 0 GROUP BY bucket")])
     analyze = {c: [] for c in cols}
     for _ in range(p["reps"]):      # ANALYZE draws a new random sample every time
         ctx.sql(f"ANALYZE {table}")
@@ -58,6 +103,8 @@ def measure(ctx, p, group, data, table, cols, index_of):
                    **{"exact": exact[c], "estimate": sketch[c]})
         ctx.record("counters", point, Stats([ratio_error(exact[c], counters[c])] * p["reps"]),
                    **{"exact": exact[c], "estimate": counters[c]})
+        ctx.record("registers", point, Stats([ratio_error(exact[c], registers[c])] * p["reps"]),
+                   **{"exact": exact[c], "estimate": registers[c]})
         ctx.record("analyze", point, Stats([ratio_error(exact[c], e) for e in analyze[c]]),
                    **{"exact": exact[c], "estimate": statistics.median(analyze[c])})
     ctx.progress(f"{data}: " + ", ".join(
@@ -125,7 +172,12 @@ def plot_errors(exp, ctx, path):
                 "`abtree.sketch_ndistinct` on", ours=True, needs=("abtree",)),
         Variant("counters", "`chll_estimate_counters(abtree_sketch(index, k))`: the same "
                 "sketch's HyperLogLog counters alone, without the exact list of small sets "
-                "(what `chll_estimate` returned before issue 24)", needs=("abtree",)),
+                "(since issue 24 their maximum-likelihood estimate, which also reads the slots "
+                "just below each register)", needs=("abtree",)),
+        Variant("registers", "Ertl's improved estimator over the same sketch's registers alone "
+                "(computed here from `chll_counters`): what `chll_estimate` returned before "
+                "issue 24, and `chll_estimate_counters` before its likelihood estimator",
+                needs=("abtree",)),
         Variant("analyze", "ANALYZE's `n_distinct` in pg_stats, default statistics target"),
     ],
     baseline="analyze",
@@ -191,7 +243,7 @@ def run(ctx, p):
     ctx.sql("DROP TABLE half")
 
     # summary
-    for v in ("sketch", "counters", "analyze"):
+    for v in ("sketch", "counters", "registers", "analyze"):
         errs = [x for r in ctx.rows if r.variant == v for x in r.stats.values]
         meds = [r.stats.median for r in ctx.rows if r.variant == v]
         verdict = ""
@@ -205,9 +257,9 @@ def run(ctx, p):
             f"p99 **{fmt(percentile(meds, 0.99))}**, max {fmt(max(meds))}"
             + (f" (over all {len(errs)} ANALYZE runs: mean {fmt(statistics.mean(errs))}, p99 "
                f"{fmt(percentile(errs, 0.99))})" if v == "analyze" else "") + verdict + ".")
-    small = [r for r in ctx.rows if r.variant in ("sketch", "counters")
+    small = [r for r in ctx.rows if r.variant in ("sketch", "counters", "registers")
              and r.extra["exact"] <= 1000]
-    for v in ("sketch", "counters"):
+    for v in ("sketch", "counters", "registers"):
         xs = [r.stats.median for r in small if r.variant == v]
         if xs:
             ctx.findings.append(
@@ -217,11 +269,12 @@ def run(ctx, p):
                    + ("met" if all(x == 1.0 for x in xs) else "not met") + "**"
                    if v == "sketch" else "") + ".")
     L = ["Mean (max) ratio error per group of data sets:", "",
-         "| data | columns | sketch | counters | analyze |", "|---|---|---|---|---|"]
+         "| data | columns | sketch | counters | registers | analyze |",
+         "|---|---|---|---|---|---|"]
     for g in dict.fromkeys(GROUP.values()):
         m = {v: [r.stats.median for r in ctx.rows
                  if r.variant == v and GROUP[r.point["data"]] == g]
-             for v in ("sketch", "counters", "analyze")}
+             for v in ("sketch", "counters", "registers", "analyze")}
         L.append(f"| {g} | {len(m['sketch'])} | "
                  + " | ".join(f"{fmt(statistics.mean(x))} ({fmt(max(x))})" for x in m.values())
                  + " |")
