@@ -137,12 +137,13 @@ SELECT chll_t_patch(small, 1, '11')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 1, '05')::chll FROM chll_io_s;
 SELECT left(chll_t_flat(small), -2)::chll FROM chll_io_s;
 SELECT (chll_t_flat(small) || '00')::chll FROM chll_io_s;
-SELECT chll_t_patch(small, 2, '08')::chll FROM chll_io_s;
--- removals that hit approximate counts, but none is approximate
 SELECT chll_t_patch(small, 2, '04')::chll FROM chll_io_s;
 -- the set given up, but its bytes left
 SELECT chll_t_patch(small, 2, '02')::chll FROM chll_io_s;
+-- header byte 3: removals that hit approximate counts, but none is
+-- approximate; a z beyond the slots
 SELECT chll_t_patch(small, 3, '01')::chll FROM chll_io_s;
+SELECT chll_t_patch(small, 3, '21')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 2, '80')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 4, '1100')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 6, '1100')::chll FROM chll_io_s;

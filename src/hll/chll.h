@@ -50,7 +50,7 @@
 #define CHLL_OFF_VERSION		0	/* uint8 */
 #define CHLL_OFF_LOG2M			1	/* uint8 */
 #define CHLL_OFF_FLAGS			2	/* uint8, CHLL_FLAG_* */
-#define CHLL_OFF_RESERVED		3	/* uint8, zero */
+#define CHLL_OFF_LOSSY_Z		3	/* uint8: see below */
 #define CHLL_OFF_OVF_CAPACITY	4	/* uint16 */
 #define CHLL_OFF_OVF_USED		6	/* uint16 */
 #define CHLL_OFF_TOTAL			8	/* uint64: values added minus removed */
@@ -61,14 +61,14 @@
 #define CHLL_FLAG_APPROX		0x01
 /* The exact set overflowed: the estimate comes from the HLL counters */
 #define CHLL_FLAG_SET_LOST		0x02
+#define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST)
 /*
- * A removal hit an approximate count near the top of its bucket (within
- * CHLL_READ_DEPTH), so a slot there may look empty while it holds values,
- * or the reverse: the estimate then reads the registers alone
- * (chll_estimate.c).  Only with APPROX.
+ * Header byte CHLL_OFF_LOSSY_Z: 0 while no removal hit an approximate
+ * count, else 1 + the highest z of a slot where one did.  Such a slot may
+ * look empty while it holds values, or the reverse; slots with z below
+ * this byte are therefore not read by the estimate (chll_estimate.c).
+ * Nonzero only with APPROX, at most CHLL_SLOTS.
  */
-#define CHLL_FLAG_LOSSY			0x04
-#define CHLL_KNOWN_FLAGS		(CHLL_FLAG_APPROX | CHLL_FLAG_SET_LOST | CHLL_FLAG_LOSSY)
 /* Only in a value's stored form: the bytes after the header are runs (chll_pack.c) */
 #define CHLL_FLAG_PACKED		0x80
 

@@ -65,13 +65,17 @@ slot_prob(int z)
  * probability close to 1 and tells little.
  *
  * Whether a slot is occupied is exact as long as no removal hit an
- * approximate count: additions never take a counter back to 0, exact
- * removals do so exactly.  When one hit an approximate count within the
- * window (CHLL_FLAG_LOSSY: more frequent slots near the tops than
- * overflow entries, then deletes), a slot there may look empty while it
- * holds values, and each such slot pulls the estimate down (a 16-bucket
- * sketch read five times too low so); then only the registers are read,
- * as the thesis's estimator reads them.
+ * approximate count there: additions never take a counter back to 0,
+ * exact removals do so exactly.  A slot where one did may look empty while
+ * it holds values, and each such slot pulls the estimate down (a 16-bucket
+ * sketch read five times too low so).  Header byte CHLL_OFF_LOSSY_Z
+ * bounds the z of such slots, and no slot below it is read.  Which slots
+ * are read then depends on the history of removals, not on what the slots
+ * hold, so the likelihood of the slots read stays exact.  Such slots are
+ * low ones as a rule (they passed 128), far below the registers; when the
+ * tops fall far (heavy deletes) or a frequent value sat high, fewer slots
+ * are read, down to the registers alone, which the thesis's estimator
+ * reads too.
  */
 typedef struct ChllSlotStats
 {
@@ -83,7 +87,7 @@ static void
 slot_stats(const uint8 *sk, ChllSlotStats *st)
 {
 	int			m = bucket_count(sk);
-	int			depth = (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_LOSSY) ? 0 : CHLL_READ_DEPTH;
+	int			lossy_z = sk[CHLL_OFF_LOSSY_Z];
 	int			empty[CHLL_SLOTS] = {0};	/* empty slots read, by z */
 	int			registers[CHLL_QBITS + 2] = {0};	/* buckets, by register */
 
@@ -97,7 +101,7 @@ slot_stats(const uint8 *sk, ChllSlotStats *st)
 		if (r == 0)
 			continue;
 		st->occupied[r - 1]++;
-		for (int z = Max(0, r - 1 - depth); z < r - 1; z++)
+		for (int z = Max(r - 1 - CHLL_READ_DEPTH, lossy_z); z < r - 1; z++)
 		{
 			if (slots[z] != 0)
 				st->occupied[z]++;

@@ -88,9 +88,9 @@ chll_read_format1(bytea *v)
 	nsk[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
 	if (chll_total(nsk) != 0)
 		nsk[CHLL_OFF_FLAGS] |= CHLL_FLAG_SET_LOST;
-	/* format 1 did not say whether removals hit approximate counts */
+	/* format 1 did not say where removals hit approximate counts */
 	if (nsk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX)
-		nsk[CHLL_OFF_FLAGS] |= CHLL_FLAG_LOSSY;
+		nsk[CHLL_OFF_LOSSY_Z] = CHLL_SLOTS;
 	return nv;
 }
 

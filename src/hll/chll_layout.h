@@ -21,8 +21,8 @@
 #define CHLL_EXACT_DEPTH	4
 
 /*
- * How far below the top the estimator reads (chll_estimate.c); a removal
- * from an approximate count this near the top sets CHLL_FLAG_LOSSY.  One
+ * How far below the top the estimator reads (chll_estimate.c), where no
+ * removal hit an approximate count (header byte CHLL_OFF_LOSSY_Z).  One
  * less than CHLL_EXACT_DEPTH, so that after deletes empty a bucket's top
  * slot the slots the estimator then reads were still entitled to exact
  * counts while values arrived.

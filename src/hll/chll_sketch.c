@@ -516,8 +516,8 @@ slot_decrement(ChllView *v, int bucket, int z)
 		if (coin(v, raw - 129))
 			(*slot)--;
 		/* ... but not that the slot is empty exactly when its count is 0 */
-		if (bucket_top(v, bucket) - z <= CHLL_READ_DEPTH)
-			v->hdr[CHLL_OFF_FLAGS] |= CHLL_FLAG_LOSSY;
+		if (v->hdr[CHLL_OFF_LOSSY_Z] < z + 1)
+			v->hdr[CHLL_OFF_LOSSY_Z] = (uint8) (z + 1);
 	}
 	else if (raw == CHLL_RAW_OVERFLOW)
 	{
@@ -789,6 +789,7 @@ chll_union_into(uint8 *dst, const uint8 *src)
 	}
 	chll_set_union_into(dst, src);
 	chll_put64(dst + CHLL_OFF_TOTAL, add_sat64(chll_total(dst), chll_total(src)));
-	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & (CHLL_FLAG_APPROX | CHLL_FLAG_LOSSY);
+	dst[CHLL_OFF_FLAGS] |= src[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX;
+	dst[CHLL_OFF_LOSSY_Z] = Max(dst[CHLL_OFF_LOSSY_Z], src[CHLL_OFF_LOSSY_Z]);
 	return CHLL_OK;
 }

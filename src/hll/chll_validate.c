@@ -42,10 +42,10 @@ validate_header(const uint8 *sk, Size len, char *why, Size whylen)
 				1 << log2m, chll_sketch_size(log2m), len);
 	if ((sk[CHLL_OFF_FLAGS] & ~CHLL_KNOWN_FLAGS) != 0)
 		INVALID("Unknown flag bits are set in the header.");
-	if ((sk[CHLL_OFF_FLAGS] & (CHLL_FLAG_LOSSY | CHLL_FLAG_APPROX)) == CHLL_FLAG_LOSSY)
+	if (sk[CHLL_OFF_LOSSY_Z] > CHLL_SLOTS)
+		INVALID("Header byte 3 is %d, more than %d.", sk[CHLL_OFF_LOSSY_Z], CHLL_SLOTS);
+	if (sk[CHLL_OFF_LOSSY_Z] != 0 && (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
 		INVALID("The header says removals hit approximate counts, but no count is approximate.");
-	if (sk[CHLL_OFF_RESERVED] != 0)
-		INVALID("The reserved header byte is not zero.");
 	if (chll_get16(sk + CHLL_OFF_OVF_CAPACITY) != chll_overflow_capacity(log2m))
 		INVALID("The overflow capacity is %d, not %d.",
 				chll_get16(sk + CHLL_OFF_OVF_CAPACITY), chll_overflow_capacity(log2m));
