@@ -16,8 +16,10 @@
  * With abtree.weight_protocol = safe_page the adds are atomic
  * fetch-and-adds under share locks; page_exclusive runs the same pass with
  * exclusive locks.  The adds are not WAL-logged one by one: they are like
- * hint bits (MarkBufferDirtyHint), and the MARK_VALID record that ends the
- * pass makes redo recompute the downlinks along the path.
+ * hint bits (the page marked dirty without a record, but never with a hint
+ * image below the root: abt_pass_dirty_no_image), and the MARK_VALID
+ * record that ends the pass makes redo recompute the downlinks along the
+ * path.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,9 +27,12 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "executor/instrument.h"
 #include "mvstore/mvstore.h"
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/rel.h"
 
 /* One level on which the pass has added the weight. */
@@ -148,10 +153,51 @@ abt_pass_leaf_entry(AbtPass *pass, Buffer leaf)
 }
 
 /*
+ * Mark the share-locked internal page buf dirty after an add, as
+ * MarkBufferDirtyHint does, but never with a hint image of it: such an
+ * image would carry every add in flight on buf without the pages above
+ * (src/abtree/README, "Standbys").  Returns false, and does nothing, when
+ * buf would need its first image since the checkpoint began (its LSN is
+ * not past the redo pointer): the caller then logs buf with its path, a
+ * PATH record, which images buf.
+ *
+ * abt_pass_relock looked at the LSN already, but a checkpoint can begin
+ * between that look and the add.  Here the look and the dirty bit are one
+ * step for a checkpoint, through DELAY_CHKPT_START, as for
+ * MarkBufferDirtyHint's own look: a checkpoint whose redo pointer passes
+ * the look waits for us before it writes any buffer, and writes buf with
+ * the add, whole, before its checkpoint record; the next change of buf
+ * after that sees buf's LSN behind the new redo pointer and images it.
+ */
+static bool
+abt_pass_dirty_no_image(Buffer buf)
+{
+	BufferDesc *hdr = GetBufferDescriptor(buf - 1);
+	bool		done;
+
+	Assert(!BufferIsLocal(buf));
+	Assert((MyProc->delayChkptFlags & DELAY_CHKPT_START) == 0);
+	MyProc->delayChkptFlags |= DELAY_CHKPT_START;
+	done = !XLogHintBitIsNeeded() || BufferGetLSNAtomic(buf) > GetRedoRecPtr();
+	if (done)
+	{
+		uint32		state = LockBufHdr(hdr);
+
+		if ((state & BM_DIRTY) == 0)
+			pgBufferUsage.shared_blks_dirtied++;
+		state |= BM_DIRTY | BM_JUST_DIRTIED;
+		UnlockBufHdr(hdr, state);
+	}
+	MyProc->delayChkptFlags &= ~DELAY_CHKPT_START;
+	return done;
+}
+
+/*
  * Add the weight on the downlink at off of the locked page buf, keep buf.
- * Returns true if a hint image of buf was written meanwhile (its LSN
- * moved under our lock: only hint images do that), which abt_pass_relock
- * means to prevent but cannot when a checkpoint begins just after its look.
+ * Returns true if buf, an internal page below the root, now needs a PATH
+ * record (abt_pass_dirty_no_image), which abt_pass_relock means to have
+ * written first but cannot when a checkpoint begins just after its look.
+ * Until then buf stays pinned, so the add cannot be lost with the page.
  */
 static bool
 abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
@@ -160,20 +206,17 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 	IndexTuple	dl = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	AbtPivotAux *aux = AbtPivotGetAux(dl);
 	AbtPassLevel *lv;
-	XLogRecPtr	lsn = BufferGetLSNAtomic(buf);
-	bool		imaged = false;
+	bool		needs_path = false;
 
 	/* the add and its version in the weight store, as one step for readers */
 	mvs_add(&pass->versions, AbtDownlinkGetChild(dl), &aux->weight, pass->w,
 			pass->mode == BUFFER_LOCK_SHARE);
-	if (pass->logged)
-	{
-		MarkBufferDirtyHint(buf, true);
-		imaged = BufferGetLSNAtomic(buf) != lsn &&
-			!AbtPageIsRoot(AbtPageGetOpaque(page)) && abt_debug_path_record;
-	}
-	else
+	if (!pass->logged)
 		MarkBufferDirty(buf);	/* exclusive: see abt_weight_pass */
+	else if (AbtPageIsRoot(AbtPageGetOpaque(page)) || !abt_debug_path_record)
+		MarkBufferDirtyHint(buf, true); /* nothing above the root */
+	else
+		needs_path = !abt_pass_dirty_no_image(buf);
 
 	if (pass->n >= ABT_MAX_HEIGHT)
 		elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(pass->rel));
@@ -183,7 +226,7 @@ abt_pass_add(AbtPass *pass, Buffer buf, OffsetNumber off)
 	lv->sid = AbtPageGetOpaque(page)->sid;
 	lv->rid = aux->rid;
 	lv->child = AbtDownlinkGetChild(dl);
-	return imaged;
+	return needs_path;
 }
 
 /* The root, locked in the pass's mode (exclusively if it is a leaf). */
@@ -595,7 +638,7 @@ restart:
 		uint16		sid;
 		uint16		clevel;
 		Buffer		c;
-		bool		imaged;
+		bool		needs_path;
 
 		if (AbtPageIsLeaf(opaque))
 		{
@@ -620,9 +663,9 @@ restart:
 				CHECK_FOR_INTERRUPTS();
 				goto restart;
 		}
-		imaged = abt_pass_add(&pass, p, off);
+		needs_path = abt_pass_add(&pass, p, off);
 		LockBuffer(p, BUFFER_LOCK_UNLOCK);
-		if (imaged)
+		if (needs_path)
 		{
 			/* the levels above p, without p's own */
 			pass.n--;

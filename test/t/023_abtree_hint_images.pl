@@ -37,79 +37,18 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
 use Time::HiRes qw(usleep);
-use Config;
 use FindBin;
 use lib $FindBin::Bin;
 use AbtreeCheck;
 use AbtreeBg;
+use AbtreeGdb;
 
-my $gdb_bin;
-for my $d (split /:/, $ENV{PATH} // '', '/usr/bin')
-{
-	if (-x "$d/gdb") { $gdb_bin = "$d/gdb"; last; }
-}
-plan skip_all => 'gdb is not installed' unless $gdb_bin;
-
-# The registers of the first two integer arguments at a function's entry:
+my $skip_reason = gdb_skip_reason();
+plan skip_all => $skip_reason if $skip_reason;
 # XLogSaveBufferForHint(Buffer buffer, bool buffer_std) and
-# XLogInsert(RmgrId rmid, uint8 info).  No debug information needed.
-my %regs = (x86_64 => [ '$rdi', '$rsi' ], aarch64 => [ '$x0', '$x1' ]);
-my ($arch) = $Config{archname} =~ /^([^-]+)/;
-plan skip_all => "argument registers of $Config{archname} unknown" unless $regs{$arch};
-my ($arg1, $arg2) = @{ $regs{$arch} };
-
+# XLogInsert(RmgrId rmid, uint8 info)
+my ($arg1, $arg2) = gdb_arg_regs();
 my $timeout = 60;
-
-# gdb under IPC::Run, driven through its standard input
-sub gdb_start
-{
-	my ($pid) = @_;
-	my %g = (in => '', out => '');
-	$g{h} = IPC::Run::start([ $gdb_bin, '-q', '-nx', '-p', $pid ],
-		'<', \$g{in}, '>', \$g{out}, '2>&1', IPC::Run::timeout(300));
-	return \%g;
-}
-
-# send commands, then wait until the output matches $re (at most $secs)
-sub gdb_cmd
-{
-	my ($g, $cmds, $re, $secs) = @_;
-	$g->{in} .= $cmds;
-	my $deadline = time + ($secs // $timeout);
-	for (;;)
-	{
-		eval { $g->{h}->pump_nb; 1 } or last;
-		return 1 if !defined $re || $g->{out} =~ $re;
-		last if !$g->{h}->pumpable || time >= $deadline;
-		usleep(50_000);
-	}
-	return defined $re ? $g->{out} =~ $re : 1;
-}
-
-sub gdb_stop
-{
-	my ($g) = @_;
-	return unless $g && $g->{h};
-	if ($g->{h}->pumpable)
-	{
-		# a running inferior (no breakpoint hit): interrupt it first
-		if ($g->{out} =~ /Continuing\./ && $g->{out} !~ /Temporary breakpoint \d+,/)
-		{
-			$g->{h}->signal('INT');
-			gdb_cmd($g, '', qr/SIGINT|signal SIGINT|Interrupt/, 10);
-		}
-		gdb_cmd($g, "delete\ndetach\nquit\n", undef, 1);
-		my $deadline = time + 10;
-		while ($g->{h}->pumpable && time < $deadline)
-		{
-			eval { $g->{h}->pump_nb };
-			usleep(50_000);
-		}
-	}
-	if ($g->{h}->pumpable) { $g->{h}->kill_kill; }
-	else { eval { $g->{h}->finish }; }
-	return;
-}
 
 my $variant_no = 0;
 
