@@ -63,6 +63,12 @@ RESET abtree.debug_pass_error_level;
 SET abtree.debug_sample_pause = -1;
 SET abtree.debug_sample_pause = 'x';
 RESET abtree.debug_sample_pause;
+-- VACUUM's pause waits for the key plus a level: at most INT_MAX - 64
+SET abtree.debug_repair_pause = -1;
+SET abtree.debug_repair_pause = 2147483647;
+SET abtree.debug_repair_pause = 'x';
+SET abtree.debug_repair_pause = 2147483583;
+RESET abtree.debug_repair_pause;
 -- the PATH record switch is a boolean
 SET abtree.debug_path_record = 'maybe';
 SET abtree.debug_path_record = off;
@@ -75,6 +81,7 @@ RESET abtree.debug_path_record;
 CREATE ROLE abtree_guc_user;
 SET ROLE abtree_guc_user;
 SET abtree.debug_pass_pause = 1;
+SET abtree.debug_repair_pause = 1;
 SET abtree.debug_path_record = off;
 SET abtree.weight_protocol = path_exclusive;
 SET abtree.mvstore = off;

@@ -25,6 +25,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_path_record",
 	"abtree.debug_redo",
+	"abtree.debug_repair_pause",
 	"abtree.debug_sample_pause",
 	"abtree.mvstore",
 	"abtree.mvstore_gc_interval",
@@ -91,6 +92,7 @@ bool		abt_debug_path_record = true;
 
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
+int			abt_debug_repair_pause = 0;
 
 /* Only the syntax: names are looked up when a query samples. */
 static bool
@@ -210,6 +212,15 @@ abt_define_gucs(void)
 							"0 turns it off. A draw waits, holding no buffer lock, for a shared lock on the key (as pg_advisory_lock_shared) after it read a downlink's weight and before it locks the child page; a test holds the key exclusively to stop it there.",
 							&abt_debug_sample_pause,
 							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_repair_pause",
+							"Testing aid: makes VACUUM wait, before it repairs the downlink weights of each tree level, for this advisory lock key plus the level.",
+							"0 turns it off. Before VACUUM compares the downlinks of the pages of level L with their children, it waits, holding no buffer lock, for a shared lock on the key debug_repair_pause + L (as pg_advisory_lock_shared); a test holds such a key exclusively to stop VACUUM between two levels.",
+							&abt_debug_repair_pause,
+							0, 0, INT_MAX - 64,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

@@ -70,7 +70,8 @@ typedef enum AbtSettle
 #define abt_count(counter) pg_atomic_fetch_add_u64(&abt_shared->counter, 1)
 
 /*
- * Testing aid (abtree.debug_pass_pause, abtree.debug_sample_pause): wait
+ * Testing aid (abtree.debug_pass_pause, abtree.debug_sample_pause,
+ * abtree.debug_repair_pause): wait
  * for the advisory lock key in share mode, the way
  * pg_advisory_lock_shared(bigint) would, and let go at once.  The caller
  * holds no buffer lock.

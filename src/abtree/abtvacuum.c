@@ -436,6 +436,8 @@ abt_repair_weights(IndexVacuumInfo *info)
 	}
 	for (level = 1; level <= maxlevel; level++)
 	{
+		if (abt_debug_repair_pause > 0)
+			abt_debug_wait((int64) abt_debug_repair_pause + level);
 		for (blkno = ABT_METAPAGE + 1; blkno < nblocks; blkno++)
 		{
 			if (levels[blkno] != level)
