@@ -174,10 +174,10 @@ static bool
 abt_pass_dirty_no_image(Buffer buf)
 {
 	BufferDesc *hdr = GetBufferDescriptor(buf - 1);
+	int			saved_flags = MyProc->delayChkptFlags;
 	bool		done;
 
 	Assert(!BufferIsLocal(buf));
-	Assert((MyProc->delayChkptFlags & DELAY_CHKPT_START) == 0);
 	MyProc->delayChkptFlags |= DELAY_CHKPT_START;
 	done = !XLogHintBitIsNeeded() || BufferGetLSNAtomic(buf) > GetRedoRecPtr();
 	if (done)
@@ -189,7 +189,7 @@ abt_pass_dirty_no_image(Buffer buf)
 		state |= BM_DIRTY | BM_JUST_DIRTIED;
 		UnlockBufHdr(hdr, state);
 	}
-	MyProc->delayChkptFlags &= ~DELAY_CHKPT_START;
+	MyProc->delayChkptFlags = saved_flags;
 	return done;
 }
 
