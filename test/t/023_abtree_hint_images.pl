@@ -35,7 +35,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::Bin;
@@ -59,7 +58,6 @@ sub run_variant
 	my $node = abtree_node("abt_hint_$variant_no",
 		init => { extra => $opts{initdb} },
 		conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\n" . ($opts{conf} // ''));
-	my $dir = $node->basedir;
 	my ($cr_ret, $cr_out, $cr_err) = $node->psql('postgres', 'CREATE EXTENSION pg_buffercache');
 	if ($cr_ret != 0)
 	{
@@ -73,20 +71,12 @@ CREATE TABLE h (k int, pad text);
 CREATE INDEX h_idx ON h USING abtree (k, pad);
 INSERT INTO h SELECT i * 1000, wp_pad(i * 1000) FROM generate_series(1, 40) i;
 });
-	# A waits for the go file, then inserts into the first leaf
-	my $a = bg_psql($node, 'a', qq{
-SET application_name = 'hint_a';
-DO \$\$ BEGIN
-  WHILE pg_stat_file('$dir/go_a', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
-END \$\$;
+	# A waits to be let go, then inserts into the first leaf
+	my ($a, $apid) = go_session($node, 'hint_a', q{
 INSERT INTO h VALUES (1500, wp_pad(1500));
 SELECT 'a done';
-});
-	ok(wait_for_sql($node,
-		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'hint_a'}, $timeout),
-		"$label: A is connected");
-	my $apid = $node->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE application_name = 'hint_a'});
+}, $timeout);
+	ok(defined $apid, "$label: A is connected");
 
 	# the next change of any page needs an image; then read the root from
 	# the (flushed) metapage: AbtMetaPageData.root at byte 24 + 8
@@ -116,7 +106,7 @@ SELECT bufferid FROM pg_buffercache
 	{
 		note("gdb said:\n$g->{out}");
 		gdb_stop($g);
-		PostgreSQL::Test::Utils::append_to_file("$dir/go_a", '');
+		go($node, 'hint_a');
 		bg_finish($a, $timeout);
 		$node->stop('immediate');
 		return 'gdb cannot attach to a backend or set the breakpoint (ptrace not permitted?)';
@@ -129,18 +119,8 @@ SELECT bufferid FROM pg_buffercache
 	ok(gdb_cmd($g, "continue\n", qr/Continuing\./), "$label: gdb attached to A with a breakpoint");
 
 	# A's first add on the root copies it for a hint image: stopped there
-	PostgreSQL::Test::Utils::append_to_file("$dir/go_a", '');
-	my $stopped = 0;
-	my $deadline = time + $timeout;
-	while (time < $deadline)
-	{
-		gdb_cmd($g, '', undef, 0);
-		if ($g->{out} =~ /Temporary breakpoint \d+,/) { $stopped = 1; last; }
-		$a->{h}->pump_nb;
-		last unless $a->{h}->pumpable;    # A ended without stopping
-		usleep(50_000);
-	}
-	ok($stopped, "$label: A stopped after copying the root for its hint image")
+	go($node, 'hint_a');
+	ok(gdb_wait_hit($g, $a, qr/Temporary breakpoint \d+,/, $timeout), "$label: A stopped after copying the root for its hint image")
 	  or diag("gdb said:\n$g->{out}\nA said:\n$a->{out}$a->{err}\n"
 		  . '(if a fix no longer writes hint images of internal pages, this test must change)');
 
@@ -152,7 +132,7 @@ SELECT 'b done';
 });
 	# wait until B is done, or has waited (for A, once fixed) for 2 seconds
 	my $waited = 0;
-	$deadline = time + $timeout;
+	my $deadline = time + $timeout;
 	while (time < $deadline)
 	{
 		$b->{h}->pump_nb;
@@ -176,14 +156,7 @@ SELECT 'b done';
 
 	# for the log: the WAL of the index's root since the checkpoint
 	my $end_lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
-	my $rel = $node->safe_psql('postgres', q{
-SELECT coalesce(nullif(reltablespace, 0), (SELECT dattablespace FROM pg_database WHERE datname = current_database()))
-       || '/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode(oid)
-  FROM pg_class WHERE relname = 'h_idx'});
-	$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
-	my ($wd_out, $wd_err) = ('', '');
-	IPC::Run::run([ 'pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $redo_lsn, '-e', $end_lsn,
-		'--relation', $rel ], '>', \$wd_out, '2>', \$wd_err);
+	my ($wd_out, $wd_err) = index_wal($node, 'h_idx', $redo_lsn, $end_lsn);
 	my @root_recs = grep { /blk $root\b/ } split /\n/, $wd_out;
 	note("$label: WAL records of h_idx's root (block $root) since the checkpoint:\n"
 		  . join("\n", map { s/^rmgr: //r } @root_recs));

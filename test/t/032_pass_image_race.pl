@@ -30,8 +30,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
-use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::Bin;
 use AbtreeCheck;
@@ -47,7 +45,6 @@ my $timeout = 60;
 my $node = abtree_node('abt_pass_image_race',
 	init => { extra => ['--data-checksums'] },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n");
-my $dir = $node->basedir;
 
 # 640-byte pads: fanouts of about ten, 700 rows in key order make four
 # levels (as in TAP 022, 024 and 027); keys 1400 and 1500 go to the first
@@ -72,20 +69,12 @@ $node->safe_psql('postgres', q{INSERT INTO ir VALUES (1400, ir_pad(1400))});
 my $paths_before = $node->safe_psql('postgres',
 	q{SELECT value FROM abtree_status() WHERE item = 'pass_path_logged'});
 
-# A waits for the go file, then inserts into the first leaf
-my $a = bg_psql($node, 'a', qq{
-SET application_name = 'race_a';
-DO \$\$ BEGIN
-  WHILE pg_stat_file('$dir/go_a', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
-END \$\$;
+# A waits to be let go, then inserts into the first leaf
+my ($a, $apid) = go_session($node, 'race_a', q{
 INSERT INTO ir VALUES (1500, ir_pad(1500));
 SELECT 'a done';
-});
-ok(wait_for_sql($node,
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'race_a'}, $timeout),
-	'A is connected');
-my $apid = $node->safe_psql('postgres',
-	q{SELECT pid FROM pg_stat_activity WHERE application_name = 'race_a'});
+}, $timeout);
+ok(defined $apid, 'A is connected');
 
 # stop A at the second call of mvs_add: its add on the level-2 page
 my $g = gdb_start($apid);
@@ -95,7 +84,7 @@ if (!$ready || $g->{out} =~ /ptrace: |Could not attach|No symbol table|Function 
 {
 	note("gdb said:\n$g->{out}");
 	gdb_stop($g);
-	PostgreSQL::Test::Utils::append_to_file("$dir/go_a", '');
+	go($node, 'race_a');
 	bg_finish($a, $timeout);
 	$node->stop('immediate');
 	SKIP: { skip('gdb cannot attach to a backend or set the breakpoint (ptrace not permitted?)', 1); }
@@ -103,18 +92,8 @@ if (!$ready || $g->{out} =~ /ptrace: |Could not attach|No symbol table|Function 
 	exit 0;
 }
 ok(gdb_cmd($g, "continue\n", qr/Continuing\./), 'gdb attached to A with a breakpoint');
-PostgreSQL::Test::Utils::append_to_file("$dir/go_a", '');
-my $stopped = 0;
-my $deadline = time + $timeout;
-while (time < $deadline)
-{
-	gdb_cmd($g, '', undef, 0);
-	if ($g->{out} =~ /Breakpoint 1,/) { $stopped = 1; last; }
-	$a->{h}->pump_nb;
-	last unless $a->{h}->pumpable;    # A ended without stopping
-	usleep(50_000);
-}
-ok($stopped, 'A stopped at its add on the level-2 page')
+go($node, 'race_a');
+ok(gdb_wait_hit($g, $a, qr/Breakpoint 1,/, $timeout), 'A stopped at its add on the level-2 page')
   or diag("gdb said:\n$g->{out}\nA said:\n$a->{out}$a->{err}");
 
 # a checkpoint begins and ends between A's look and its add
@@ -130,14 +109,7 @@ like($a->{out}, qr/a done/, "A's insert went through") or diag($a->{err});
 my $end_lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
 
 # the WAL of the index since A was stopped
-my $rel = $node->safe_psql('postgres', q{
-SELECT coalesce(nullif(reltablespace, 0), (SELECT dattablespace FROM pg_database WHERE datname = current_database()))
-       || '/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode(oid)
-  FROM pg_class WHERE relname = 'ir_idx'});
-$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
-my ($wd_out, $wd_err) = ('', '');
-IPC::Run::run([ 'pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $start_lsn, '-e', $end_lsn,
-	'--relation', $rel ], '>', \$wd_out, '2>', \$wd_err);
+my ($wd_out, $wd_err) = index_wal($node, 'ir_idx', $start_lsn, $end_lsn);
 note("WAL of ir_idx from $start_lsn to $end_lsn:\n" . join("\n", map { s/^rmgr: //r } split /\n/, $wd_out));
 # pg_waldump cannot name a custom resource manager's records: it prints
 # the info byte in hex (XLOG_ABT_PATH is 0x80)

@@ -1,15 +1,20 @@
 # gdb attached to a backend, for the TAP suites that stop a backend at an
 # exact point (023, 032): driven through its standard input under
 # IPC::Run.  No debug information needed: breakpoints go on function
-# addresses (break *name), conditions read the argument registers.
+# addresses (break *name), conditions read the argument registers.  Also
+# the pieces around it: a session that waits to be let go, and the WAL of
+# an index.
 package AbtreeGdb;
 use strict;
 use warnings;
 use Config;
 use IPC::Run;
+use PostgreSQL::Test::Utils;
 use Time::HiRes qw(usleep);
+use AbtreeBg;
 use Exporter 'import';
-our @EXPORT = qw(gdb_skip_reason gdb_arg_regs gdb_start gdb_cmd gdb_stop);
+our @EXPORT = qw(gdb_skip_reason gdb_arg_regs gdb_start gdb_cmd gdb_stop gdb_wait_hit
+  go_session go index_wal);
 
 my $gdb_bin;
 for my $d (split(/:/, $ENV{PATH} // ''), '/usr/bin')
@@ -60,6 +65,23 @@ sub gdb_cmd
 	return defined $re ? $g->{out} =~ $re : 1;
 }
 
+# Wait until gdb's output matches $re (a breakpoint hit), at most $secs;
+# false if it did not, or the session $bg ended first
+sub gdb_wait_hit
+{
+	my ($g, $bg, $re, $secs) = @_;
+	my $deadline = time + $secs;
+	while (time < $deadline)
+	{
+		gdb_cmd($g, '', undef, 0);
+		return 1 if $g->{out} =~ $re;
+		$bg->{h}->pump_nb;
+		return 0 unless $bg->{h}->pumpable;
+		usleep(50_000);
+	}
+	return 0;
+}
+
 # detach, letting the backend go on
 sub gdb_stop
 {
@@ -84,6 +106,49 @@ sub gdb_stop
 	if ($g->{h}->pumpable) { $g->{h}->kill_kill; }
 	else { eval { $g->{h}->finish }; }
 	return;
+}
+
+# A background session named $app that waits for go($node, $app) and then
+# runs $sql: returns the session and its backend's pid (undef if it did
+# not connect within $secs)
+sub go_session
+{
+	my ($node, $app, $sql, $secs) = @_;
+	my $dir = $node->basedir;
+	my $bg = bg_psql($node, $app, qq{
+SET application_name = '$app';
+DO \$\$ BEGIN
+  WHILE pg_stat_file('$dir/go_$app', true) IS NULL LOOP PERFORM pg_sleep(0.05); END LOOP;
+END \$\$;
+$sql});
+	return ($bg, undef)
+	  unless wait_for_sql($node,
+		qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = '$app'}, $secs);
+	return ($bg, $node->safe_psql('postgres',
+		qq{SELECT pid FROM pg_stat_activity WHERE application_name = '$app'}));
+}
+
+sub go
+{
+	my ($node, $app) = @_;
+	PostgreSQL::Test::Utils::append_to_file($node->basedir . "/go_$app", '');
+	return;
+}
+
+# pg_waldump's output for the index $idx from $start to $end (LSNs), and
+# its errors; the segment is switched first, so that the dump reaches $end
+sub index_wal
+{
+	my ($node, $idx, $start, $end) = @_;
+	my $rel = $node->safe_psql('postgres', qq{
+SELECT coalesce(nullif(reltablespace, 0), (SELECT dattablespace FROM pg_database WHERE datname = current_database()))
+       || '/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/' || pg_relation_filenode(oid)
+  FROM pg_class WHERE relname = '$idx'});
+	$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $start, '-e', $end,
+		'--relation', $rel ], '>', \$out, '2>', \$err);
+	return ($out, $err);
 }
 
 1;
