@@ -283,7 +283,13 @@ SELECT estimate, method, column_ndistinct FROM abtree_ndistinct('"Nd Quoted"', '
 -- 5. Accuracy on generated data: mean ratio error over 3 fixed seeds,
 --    and which methods stay within 1.2 of the truth.  On (c, d) the
 --    sketches' own error (a few percent on D_d = 3,000) moves the lower
---    bound max_j D_j a little above the truth.
+--    bound max_j D_j a little above the truth.  The samples are 10% of
+--    the rows, each row counted once (without replacement): (a, b), every
+--    row distinct, is exact (1.06 when rows drawn twice counted twice);
+--    (b, c, d), 120,000 tuples of one or two rows, is 1.20 with BC and
+--    SCBC, just outside 1.2 (1.14 before: the rows drawn twice, about
+--    1,000 of 20,000 draws, lowered f_1, and with it GEE's upper bound
+--    N f_1 / n, which is exact without replacement and too tight with it).
 -- ---------------------------------------------------------------------------
 -- autovacuum's ANALYZE refreshes stored objects (issue 24): not here
 CREATE TABLE nd_g WITH (autovacuum_enabled = off) AS
@@ -349,6 +355,25 @@ SELECT nd_ratio(e.estimate, t.gk) <= 1.25 AS gk_within_1_25,
   FROM abtree_ndistinct('nd_fd', '{g,k}', 20000, 'scbc', 1) e,
        (SELECT count(DISTINCT g) AS g, count(DISTINCT (g, k)) AS gk FROM nd_fd) t;
 
+-- Rows drawn twice count once (issue 24).  (u, v) is distinct on every
+-- row of 200,000.  1,000 draws with replacement draw about 2.5 rows twice
+-- (Poisson), which looked like tuples that two rows share: before, 2 of
+-- these 20 seeds gave 200,000 with either method, and the others down to
+-- 0.70 of it (BC) and 0.97 (SCBC).  The distinct rows drawn are a sample
+-- without replacement, which holds no repeat here whatever the seed, so
+-- every estimate is the table's 200,000 (no false alarm: the outcome does
+-- not depend on the seed).  sample_rows counts the distinct rows.
+CREATE TABLE nd_u WITH (autovacuum_enabled = off) AS
+SELECT i AS u, i % 7 AS v FROM generate_series(1, 200000) i;
+CREATE INDEX ON nd_u USING abtree (u);
+CREATE INDEX ON nd_u USING abtree (v);
+SELECT m AS method, count(*) AS seeds,
+       count(*) FILTER (WHERE e.estimate = 200000) AS exact,
+       bool_and(e.sample_rows BETWEEN 990 AND 1000) AS distinct_rows_sampled
+  FROM unnest('{scbc,bc}'::text[]) m, generate_series(1, 20) s,
+       abtree_ndistinct('nd_u', '{u,v}', 1000, m, s / 20.0) e
+ GROUP BY 1 ORDER BY 1;
+
 -- ---------------------------------------------------------------------------
 -- 6. CREATE STATISTICS (ndistinct): store, ANALYZE, EXPLAIN
 -- ---------------------------------------------------------------------------
@@ -378,13 +403,15 @@ SELECT round(nd_stored('nd_w_ab'), -2) AS stored;
 ANALYZE nd_w;
 SELECT nd_stored('nd_w_ab') < 50000 AS analyze_overwrote;
 
--- three columns: 4 combinations; a statistics object never analyzed gets a row
+-- three columns: 4 combinations; a statistics object never analyzed gets a row.
+-- (b, c, d) from samples of 10-15% of the rows is 1.17-1.21 too high (see
+-- section 5), hence 1.25 here
 CREATE STATISTICS nd_g_bcd (ndistinct) ON b, c, d FROM nd_g;
 SELECT abtree_ndistinct_store('public.nd_g_bcd', 20000, 2) AS combinations;
 SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g')) AS items
   FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
 SELECT nd_ratio(nd_plan_rows('SELECT c, d FROM nd_g GROUP BY c, d'), 3000) < 1.2 AS cd_close,
-       nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.2 AS bcd_close;
+       nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.25 AS bcd_close;
 
 -- What a restore leaves (issue 25, item 5): pg_dump keeps the target 0 but
 -- not the data, ANALYZE skips the object, and the planner had nothing.
@@ -402,7 +429,7 @@ ANALYZE nd_g;
 SELECT (SELECT count(*) FROM regexp_matches(n_distinct::text, ': ', 'g')) AS items
   FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';
 SELECT stxstattarget AS still_frozen FROM pg_statistic_ext WHERE stxname = 'nd_g_bcd';
-SELECT nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.2 AS bcd_close;
+SELECT nd_ratio(nd_plan_rows('SELECT b, c, d FROM nd_g GROUP BY b, c, d'), 120000) < 1.25 AS bcd_close;
 SELECT nd_forget('nd_g_bcd');
 VACUUM (ANALYZE) nd_g;
 SELECT count(*) AS refilled_by_vacuum_analyze FROM pg_stats_ext WHERE statistics_name = 'nd_g_bcd';

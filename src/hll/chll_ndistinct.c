@@ -17,6 +17,11 @@
  *	          f_1 / (1-1/n)^(n-1)           otherwise                (6.5)
  *	      U = d / (1 - (1-1/N)^n)                                    (6.6)
  *	      both kept within [d, N].
+ *	      A sample of n distinct rows (without replacement) takes L from
+ *	      Theorem 6.3 instead, with q = (N-n)/(N-1) (the thesis's R):
+ *	      L = N / (ln(f_1/n)/ln q + 1)        if f_1 >= n / (e q)
+ *	          -(f_1 N ln q / n) e q            otherwise            (6.10)
+ *	      (Theorem 6.4 keeps U as it is).
  *	SC*   the same with the singleton bounds tightened by the columns:
  *	      L_SC = max(L_*, max_j F_1j), U_SC = min(U_*, prod_j D_j),
  *	      F_1j = D_j - sum_{i>=2} f_ij (6.16-6.22), and the result kept
@@ -107,7 +112,28 @@ chll_nd_lower_wr(const ChllNdSummary *s, double N)
 	return chll_nd_clamp(lower, s->d, N);
 }
 
-/* U of (6.6), from Theorem 6.2 */
+/*
+ * L of (6.10): the same for a sample of n distinct rows, from Theorem
+ * 6.3's bound on E(f_1) when sampling without replacement (the form in
+ * ../shared/notes: q^(-1/ln q) = 1/e).  Needs 2 <= n < N.
+ */
+double
+chll_nd_lower_wor(const ChllNdSummary *s, double N)
+{
+	double		n = s->n;
+	double		log_q = log((N - n) / (N - 1));	/* < 0 */
+	double		lower;
+
+	if (s->f1 <= 0)
+		lower = 0;
+	else if (s->f1 >= n / (M_E * exp(log_q)))
+		lower = N / (log(s->f1 / n) / log_q + 1);	/* f_1 = n: N */
+	else
+		lower = -(s->f1 * N * log_q / n) * M_E * exp(log_q);
+	return chll_nd_clamp(lower, s->d, N);
+}
+
+/* U of (6.6), from Theorem 6.2 (and of (6.11), from Theorem 6.4) */
 double
 chll_nd_upper_wr(const ChllNdSummary *s, double N)
 {
@@ -167,12 +193,18 @@ chll_nd_estimate(const ChllNdInput *in, ChllNdMethod method)
 
 	chll_nd_summarize(in->freq, in->nfreq, &s);
 
+	/* distinct rows of the whole table: the sample is the table */
+	if (in->distinct_rows && s.n >= N)
+		return s.d;
+
 	/* GEE's singleton bounds, or BC's tightened ones */
 	lower = s.f1;
 	upper = N * s.f1 / s.n;
 	if (method == CHLL_ND_BC || method == CHLL_ND_SCBC)
 	{
-		lower = Max(lower, chll_nd_lower_wr(&s, N) - s.repeated);
+		double		L = in->distinct_rows ? chll_nd_lower_wor(&s, N) : chll_nd_lower_wr(&s, N);
+
+		lower = Max(lower, L - s.repeated);
 		upper = Min(upper, chll_nd_upper_wr(&s, N) - s.repeated);
 	}
 
@@ -516,6 +548,7 @@ chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 	in.col_nd = NULL;
 	in.col_repeated = NULL;
 	in.col_distinct = NULL;
+	in.distinct_rows = codes->distinct_rows;
 	if (col_nd == NULL)
 		method = chll_nd_uncorrected(method);
 	else

@@ -61,6 +61,8 @@ typedef struct ChllNdInput
 	const double *col_repeated; /* sum_{i>=2} f_{i,j}, or NULL */
 	const double *col_distinct; /* d_j, column j's distinct values in the
 								 * sample, or NULL */
+	bool		distinct_rows;	/* the sample holds each table row at most
+								 * once: drawn without replacement */
 } ChllNdInput;
 
 /*
@@ -82,6 +84,7 @@ typedef struct ChllNdSummary
 /* chll_ndistinct.c: estimators */
 extern void chll_nd_summarize(const int64 *freq, int nfreq, ChllNdSummary *s);
 extern double chll_nd_lower_wr(const ChllNdSummary *s, double N);
+extern double chll_nd_lower_wor(const ChllNdSummary *s, double N);
 extern double chll_nd_upper_wr(const ChllNdSummary *s, double N);
 extern double chll_nd_estimate(const ChllNdInput *in, ChllNdMethod method);
 extern bool chll_nd_parse_method(const char *name, ChllNdMethod *method);
@@ -102,6 +105,7 @@ typedef struct ChllNdCodes
 	uint32	  **count;
 	uint32	   *ndist;
 	bool	   *has_null;		/* a NULL was seen in the column */
+	bool		distinct_rows;	/* rows drawn twice were kept once */
 } ChllNdCodes;
 
 /* Scratch space for the frequency vector of up to nrows rows */

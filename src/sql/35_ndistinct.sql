@@ -24,7 +24,8 @@ COMMENT ON FUNCTION abtree_ndistinct_from_freq(bigint[], float8, float8[], text,
 'estimated number of distinct tuples from a with-replacement sample''s frequency vector (gee, bc, scgee, scbc)';
 
 -- The estimate for a column combination of a table from a TABLESAMPLE swr
--- sample, corrected by the columns' sketches.  column_source says, per
+-- sample, each row counted once (sample_rows: the distinct rows drawn),
+-- corrected by the columns' sketches.  column_source says, per
 -- column, where its distinct count came from ('sketch') or that there was
 -- none ('none'), in which case method is the uncorrected one used instead.
 CREATE FUNCTION abtree_ndistinct(
