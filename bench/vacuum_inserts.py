@@ -18,7 +18,6 @@ postgres.
 """
 
 import argparse
-import datetime
 import os
 import statistics
 import sys
@@ -30,7 +29,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.cluster import Cluster  # noqa: E402
+from harness.standalone import Run, abtree_cluster  # noqa: E402
 
 KINDS = {"btree": "CREATE INDEX v_x_{k} ON v_{k} (x)",
          "abtree": "CREATE INDEX v_x_{k} ON v_{k} USING abtree (x)"}
@@ -148,16 +147,10 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--name", default="vacuum_inserts", help="report name under bench/results")
     args = ap.parse_args()
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    t0 = time.monotonic()
-
-    def log(msg):
-        print(f"[{time.monotonic() - t0:6.0f} s] {msg}", flush=True)
-    with Cluster(SETTINGS) as cl:
-        if cl.preload != "abtree":
-            sys.exit("abtree did not load: " + " ".join(cl.notes))
-        res, version = run_all(cl, args, log)
-    report(args, res, version, started, (time.monotonic() - t0) / 60)
+    run = Run()
+    with abtree_cluster(SETTINGS) as cl:
+        res, version = run_all(cl, args, run.log)
+    report(args, res, version, run.started, run.minutes())
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ Run as root or postgres.
 """
 
 import argparse
-import datetime
 import os
 import statistics
 import subprocess
@@ -34,7 +33,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.cluster import Cluster  # noqa: E402
+from harness.standalone import Run, abtree_cluster  # noqa: E402
 from harness.stats import fmt  # noqa: E402
 
 VARIANTS = ["none", "btree", "abtree", "abtree_nosketch"]
@@ -164,16 +163,10 @@ def main():
     ap.add_argument("--copy", action="store_true", help="also COPY, sketches on against off")
     ap.add_argument("--name", default="write_path", help="report name under bench/results")
     args = ap.parse_args()
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    t0 = time.monotonic()
-
-    def log(msg):
-        print(f"[{time.monotonic() - t0:6.0f} s] {msg}", flush=True)
-    with Cluster(SETTINGS) as cl:
-        if cl.preload != "abtree":
-            sys.exit("abtree did not load: " + " ".join(cl.notes))
-        res, version = run_all(cl, args, log)
-    report(args, summarize(res, args.rows), version, started, (time.monotonic() - t0) / 60)
+    run = Run()
+    with abtree_cluster(SETTINGS) as cl:
+        res, version = run_all(cl, args, run.log)
+    report(args, summarize(res, args.rows), version, run.started, run.minutes())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,33 @@
+"""What the standalone benchmark scripts (bench/*.py, outside bench/run) share: a throwaway
+cluster with abtree loaded, a log that counts seconds from the start, and the start time and
+duration their reports name."""
+
+import contextlib
+import datetime
+import sys
+import time
+
+from harness.cluster import Cluster
+
+
+class Run:
+    """The start of a benchmark run, for its log lines and its report."""
+
+    def __init__(self):
+        self.started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        self.t0 = time.monotonic()
+
+    def log(self, msg):
+        print(f"[{time.monotonic() - self.t0:6.0f} s] {msg}", flush=True)
+
+    def minutes(self):
+        return (time.monotonic() - self.t0) / 60
+
+
+@contextlib.contextmanager
+def abtree_cluster(settings):
+    """A throwaway cluster with these settings and abtree preloaded (exits if it did not load)."""
+    with Cluster(settings) as cl:
+        if cl.preload != "abtree":
+            sys.exit("abtree did not load: " + " ".join(cl.notes))
+        yield cl
