@@ -61,7 +61,8 @@ def run_build(ctx, p):
     figure="issue 3 (no paper figure)",
     about=("Size of the index on y after a bulk build over U (unique int4 keys) and over A "
            "(random int4 keys), and after inserting rows one statement at a time into an "
-           "empty indexed table (random keys; page splits, not the build, decide the fill). "
+           "empty indexed table (random keys, then ascending keys; page splits, not the build, "
+           "decide the fill). "
            "Sizes are deterministic: one repetition. Target: abtree at most 1.15x nbtree on "
            "unique int4 keys (abtree leaf entries carry a 4-byte validity xid in what is "
            "alignment padding for an int4 key, so a bulk-built leaf holds as many entries as "
@@ -98,6 +99,16 @@ def run_size(ctx, p):
                         [f"INSERT INTO ins_{v.name} SELECT 1, (random() * 2147483647)::int4 "
                          f"FROM generate_series(1, {p['inserts'] // batches})"] * batches,
                         f"ins_{v.name}_y")
+        for v in ctx.variants}, reps=1)
+    # ascending keys (serial ids, times): every insert appends to the rightmost leaf
+    ctx.compare({"state": f"after {p['inserts']:,} ascending inserts"}, {
+        v.name: size_of([f"DROP TABLE IF EXISTS asc_{v.name}",
+                         f"CREATE TABLE asc_{v.name} (x int4, y int4)",
+                         f"CREATE INDEX asc_{v.name}_y ON asc_{v.name} USING {INDEX_AM[v.name]} (y)"] +
+                        [f"INSERT INTO asc_{v.name} SELECT 1, g FROM generate_series("
+                         f"{b * (p['inserts'] // batches) + 1}, {(b + 1) * (p['inserts'] // batches)}) g"
+                         for b in range(batches)],
+                        f"asc_{v.name}_y")
         for v in ctx.variants}, reps=1)
 
 

@@ -133,7 +133,23 @@ abt_item_space(Page page, OffsetNumber off)
  * the new entry itself (at_new): the items before it go left, the new
  * entry ends the left half and gives it its high key.  Without that, a
  * large entry between two large items had no half to go to.
+ *
+ * An entry appended to the rightmost leaf (ascending keys: serial ids,
+ * times) is the one case where balance is wrong: nothing will come to the
+ * left half again, which would stay half empty for ever (ascending inserts
+ * made indexes 1.8 times nbtree's size).  There the left half is filled to
+ * the index's fillfactor instead (90 by default), as nbtree does; a
+ * fillfactor of 50 or less keeps the balanced split.
  */
+/* How far a split with halves of left and right bytes is from the aim */
+static inline Size
+abt_split_diff(Size left, Size right, bool append, Size target)
+{
+	if (append)
+		return Max(left, target) - Min(left, target);
+	return Max(left, right) - Min(left, right);
+}
+
 static void
 abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 			   OffsetNumber newoff)
@@ -149,6 +165,9 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 	Size		total = 0;
 	Size		sofar = 0;
 	Size		bestdiff = SIZE_MAX;
+	bool		append = leaf && AbtPageIsRightmost(opaque) && ist->newitup != NULL &&
+		newoff > maxoff && ist->info->fillfactor > 50;
+	Size		target = cap * ist->info->fillfactor / 100;
 	OffsetNumber best = InvalidOffsetNumber;
 	OffsetNumber off;
 	IndexTuple	itup;
@@ -172,9 +191,9 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 			left = sofar + 2 * need + MAXALIGN(sizeof(AbtPivotAux));
 			right = rfixed + total - sofar;
 			if (left <= cap && right <= cap &&
-				Max(left, right) - Min(left, right) <= bestdiff)
+				abt_split_diff(left, right, append, target) <= bestdiff)
 			{
-				bestdiff = Max(left, right) - Min(left, right);
+				bestdiff = abt_split_diff(left, right, append, target);
 				best = off;
 				plan->at_new = true;
 			}
@@ -194,9 +213,9 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 			right += need;
 		if (left > cap || right > cap)
 			continue;
-		if (Max(left, right) - Min(left, right) <= bestdiff)
+		if (abt_split_diff(left, right, append, target) <= bestdiff)
 		{
-			bestdiff = Max(left, right) - Min(left, right);
+			bestdiff = abt_split_diff(left, right, append, target);
 			best = off;
 			plan->at_new = false;
 		}

@@ -30,9 +30,11 @@ CREATE INDEX pbd3_k ON pbd3 USING pbtree (k);
 });
 }
 
-# 2000 keys fill 9 leaf pages of a mutable partition
+# 3000 ascending keys fill 9 leaf pages of a mutable partition (the last
+# leaf splits at the fillfactor, 90%; 2000 keys made 9 pages while it split
+# in the middle)
 my $fill = q{SET abtree.pbtree_buffer_budget = 12;
-INSERT INTO %s SELECT g FROM generate_series(1, 2000) g;
+INSERT INTO %s SELECT g FROM generate_series(1, 3000) g;
 SELECT string_agg(state || ':' || leaf_pages, ',' ORDER BY state) FROM pbtree_stats('%s_k')};
 sub fill
 {
@@ -60,7 +62,7 @@ $node->safe_psql('gone', q{CREATE EXTENSION abtree; CREATE TABLE g (k int4);
 CREATE INDEX g_k ON g USING pbtree (k);});
 $node->safe_psql('postgres', 'DROP TABLE pbd4, pbd3');
 $node->safe_psql('gone', q{SET abtree.pbtree_buffer_budget = 12;
-INSERT INTO g SELECT g FROM generate_series(1, 2000) g});
+INSERT INTO g SELECT g FROM generate_series(1, 3000) g});
 $node->safe_psql('postgres', 'DROP DATABASE gone');
 $node->safe_psql('postgres', q{CREATE TABLE pbd5 (k int4);
 CREATE INDEX pbd5_k ON pbd5 USING pbtree (k);});
