@@ -24,7 +24,6 @@ Run as root or postgres.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -34,7 +33,6 @@ sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
 from harness.standalone import Run, abtree_cluster  # noqa: E402
-from harness.stats import fmt  # noqa: E402
 
 VARIANTS = ["none", "btree", "abtree", "abtree_nosketch"]
 INDEX = {
