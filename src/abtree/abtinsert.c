@@ -261,6 +261,44 @@ abt_page_add(Page page, IndexTuple itup, OffsetNumber off)
 }
 
 /*
+ * Fill the temporary page left with the left half of page, split before
+ * splitoff with high key lefthikey and right sibling rightblk.  Redo of a
+ * leaf's SPLIT record builds the left half with it too, from the page as
+ * WAL left it (abt_redo_split): the same old items in the same order give
+ * the same bytes, so the record need not carry the half's image.
+ */
+void
+abt_split_fill_left(Page page, OffsetNumber splitoff, IndexTuple lefthikey,
+					BlockNumber rightblk, Page left)
+{
+	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+
+	/*
+	 * Page flags that summarize the items are kept, then recomputed for the
+	 * half: a not-valid entry may go either way.
+	 */
+	abt_init_page(left, opaque->level, opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID));
+	/* the halves keep the leaf's newest valid xid (abt_leaf_note_xid) */
+	((PageHeader) left)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
+
+	/*
+	 * The left half is the page, changed: with its LSN, the SPLIT record
+	 * images it only where the page's first change after a checkpoint needs
+	 * that (with none, every split would).
+	 */
+	PageSetLSN(left, PageGetLSN(page));
+	AbtPageGetOpaque(left)->prev = opaque->prev;
+	AbtPageGetOpaque(left)->next = rightblk;
+	AbtPageGetOpaque(left)->sid = opaque->sid + 1;
+	abt_page_add(left, lefthikey, ABT_HIKEY);
+	for (OffsetNumber off = AbtFirstDataOffset(opaque); off < splitoff; off++)
+		abt_page_add(left, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+					 InvalidOffsetNumber);
+	if (AbtPageIsLeaf(opaque))
+		abt_leaf_update_invalid_flag(left);
+}
+
+/*
  * Fill temporary left and right pages from the page being split.  The right
  * page's first downlink (internal pages) loses its key: it becomes minus
  * infinity.
@@ -270,33 +308,15 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 				BlockNumber rightblk)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
-	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	bool		leaf = AbtPageIsLeaf(opaque);
-
-	/*
-	 * Page flags that summarize the items are kept for both halves, then
-	 * recomputed for each: a not-valid entry may go either way.
-	 */
-	uint16		flags = opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID);
 	OffsetNumber off;
 
-	abt_init_page(left, opaque->level, flags);
-	abt_init_page(right, opaque->level, flags);
-	/* both halves keep the leaf's newest valid xid (abt_leaf_note_xid) */
-	((PageHeader) left)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
+	abt_split_fill_left(page, plan->splitoff, plan->lefthikey, rightblk, left);
+	abt_init_page(right, opaque->level, opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID));
 	((PageHeader) right)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
-	AbtPageGetOpaque(left)->prev = opaque->prev;
-	AbtPageGetOpaque(left)->next = rightblk;
-	AbtPageGetOpaque(left)->sid = opaque->sid + 1;
 	/* right's prev is set by the caller, who knows the left block */
 	AbtPageGetOpaque(right)->next = opaque->next;
-
-	abt_page_add(left, plan->lefthikey, ABT_HIKEY);
-	for (off = first; off < plan->splitoff; off++)
-		abt_page_add(left, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
-					 InvalidOffsetNumber);
-
 	if (!AbtPageIsRightmost(opaque))
 		abt_page_add(right, (IndexTuple) PageGetItem(page, PageGetItemId(page, ABT_HIKEY)),
 					 ABT_HIKEY);
@@ -312,10 +332,7 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 		abt_page_add(right, itup, InvalidOffsetNumber);
 	}
 	if (leaf)
-	{
-		abt_leaf_update_invalid_flag(left);
 		abt_leaf_update_invalid_flag(right);
-	}
 }
 
 /*
@@ -364,9 +381,8 @@ abt_split_pages_above(AbtInsertState *ist, int i, Buffer *up)
 
 /*
  * Split path[i]; its parent path[i - 1] has room for the new downlink.  One
- * WAL record (SPLIT: images of both halves, the parent's new downlink and
- * the old right sibling's left-link): the split and the downlink insert
- * are atomic.
+ * WAL record (SPLIT: the halves, the parent's new downlink and the old
+ * right sibling's left-link): the split and the downlink insert are atomic.
  */
 static void
 abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
@@ -435,7 +451,8 @@ abt_split_page(AbtInsertState *ist, int i, AbtSplitPlan *plan)
 	for (int b = 0; b < nup; b++)
 		MarkBufferDirty(up[b]);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_split(pe->buf, pe->off, buf, rbuf, sbuf, up, nup, ist->info->weighted);
+		abt_xlog_split(pe->buf, pe->off, buf, plan->splitoff, rbuf, sbuf, up, nup,
+					   ist->info->weighted);
 	END_CRIT_SECTION();
 
 	/* both downlinks were recomputed: so are their versions (parent held) */

@@ -344,6 +344,8 @@ extern bool abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_
 					  Relation heapRel, IndexUniqueCheck checkUnique,
 					  bool indexUnchanged, IndexInfo *indexInfo);
 extern void abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup);
+extern void abt_split_fill_left(Page page, OffsetNumber splitoff, IndexTuple lefthikey,
+								BlockNumber rightblk, Page left);
 
 /* abtscan.c */
 extern IndexScanDesc abtbeginscan(Relation rel, int nkeys, int norderbys);
@@ -472,8 +474,8 @@ extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
 extern void abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight, Buffer *up, int nup,
 								bool weighted);
 extern void abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs);
-extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right,
-						   Buffer sibling, Buffer *up, int nup, bool weighted);
+extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, OffsetNumber splitoff,
+						   Buffer right, Buffer sibling, Buffer *up, int nup, bool weighted);
 extern void abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted);
 struct AbtSketchOp;
 extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,

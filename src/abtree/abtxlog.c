@@ -47,8 +47,13 @@ typedef struct xl_abt_pages
 /*
  * SPLIT: block 0 the parent, whose downlink at off to the left half gets
  * weight and rid and which gets the new downlink to the right half (block
- * 0's data) at off + 1; blocks 1 and 2 the left and right halves (images);
- * block 3, if there is one, the old right sibling, whose left-link becomes
+ * 0's data) at off + 1; blocks 1 and 2 the left and right halves.  The
+ * right half is an image.  So is the left half of an internal page, whose
+ * downlinks carry adds that WAL never saw; a leaf's left half is block 1's
+ * data instead, its new high key and the split offset, from which redo
+ * builds it out of the old page (abt_split_fill_left; records before
+ * issue 22's change imaged it, and have no block 1 data).  Block 3, if
+ * there is one, the old right sibling, whose left-link becomes
  * block 2; blocks 4 and up, if any, the pages above the parent up to the
  * root, parent side first, on which redo recomputes the downlink to the
  * block below (src/abtree/README, "Standbys").  weighted takes what was
@@ -219,10 +224,11 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
  * marked dirty by the caller (nothing changes on them here).
  */
 void
-abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffer sibling,
-			   Buffer *up, int nup, bool weighted)
+abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, OffsetNumber splitoff,
+			   Buffer right, Buffer sibling, Buffer *up, int nup, bool weighted)
 {
 	Page		ppage = BufferGetPage(parent);
+	Page		lpage = BufferGetPage(left);
 	AbtPivotAux *aux = AbtPivotGetAux((IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, off)));
 	IndexTuple	sep = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, OffsetNumberNext(off)));
 	xl_abt_split xlrec;
@@ -237,14 +243,24 @@ abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, Buffer right, Buffe
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, parent, REGBUF_STANDARD);
 	XLogRegisterBufData(0, (char *) sep, IndexTupleSize(sep));
-	XLogRegisterBuffer(1, left, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+	if (AbtPageIsLeaf(AbtPageGetOpaque(lpage)))
+	{
+		IndexTuple	hikey = (IndexTuple) PageGetItem(lpage, PageGetItemId(lpage, ABT_HIKEY));
+
+		/* an image after a checkpoint, as for any page; else rebuilt */
+		XLogRegisterBuffer(1, left, REGBUF_STANDARD);
+		XLogRegisterBufData(1, (char *) hikey, IndexTupleSize(hikey));
+		XLogRegisterBufData(1, (char *) &splitoff, sizeof(OffsetNumber));
+	}
+	else
+		XLogRegisterBuffer(1, left, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 	XLogRegisterBuffer(2, right, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 	if (BufferIsValid(sibling))
 		XLogRegisterBuffer(3, sibling, REGBUF_STANDARD);
 	abt_xlog_register_path(ABT_SPLIT_FIRST_UP, up, nup);
 	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_SPLIT);
 	PageSetLSN(ppage, lsn);
-	PageSetLSN(BufferGetPage(left), lsn);
+	PageSetLSN(lpage, lsn);
 	PageSetLSN(BufferGetPage(right), lsn);
 	if (BufferIsValid(sibling))
 		PageSetLSN(BufferGetPage(sibling), lsn);
@@ -505,6 +521,29 @@ abt_redo_split_parent(XLogReaderState *record, Buffer buf)
 }
 
 /*
+ * A leaf's left half from the page as WAL left it: block 1's data is the
+ * half's high key, then the split offset; block 2, the right half, is the
+ * left half's right-link.
+ */
+static void
+abt_redo_split_left(XLogReaderState *record, Buffer buf, BlockNumber rightblk)
+{
+	Page		page = BufferGetPage(buf);
+	PGAlignedBlock leftblock;
+	OffsetNumber splitoff;
+	Size		len;
+	char	   *data = XLogRecGetBlockData(record, 1, &len);
+
+	if (data == NULL || len <= sizeof(OffsetNumber))
+		elog(PANIC, "abtree redo: split of block %u has neither image nor data",
+			 BufferGetBlockNumber(buf));
+	memcpy(&splitoff, data + len - sizeof(OffsetNumber), sizeof(OffsetNumber));
+	abt_split_fill_left(page, splitoff, (IndexTuple) data, rightblk, leftblock.data);
+	memcpy(page, leftblock.data, BLCKSZ);
+	abt_redo_finish(record, buf);
+}
+
+/*
  * All pages are locked, halves and sibling first and then the parent (the
  * primary's order, see above), before any is let go, as the primary held
  * them: a reader on a standby sees the split whole.
@@ -518,10 +557,12 @@ abt_redo_split(XLogReaderState *record)
 
 	for (int i = 0; i <= XLR_MAX_BLOCK_ID; i++)
 		bufs[i] = InvalidBuffer;
-	for (int i = 1; i <= 2; i++)
-		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
-			elog(PANIC, "abtree redo: split image %d missing", i);
 	XLogRecGetBlockTag(record, 2, NULL, NULL, &rightblk);
+	/* an image, or a leaf's left half built from the old page */
+	if (XLogReadBufferForRedo(record, 1, &bufs[1]) == BLK_NEEDS_REDO)
+		abt_redo_split_left(record, bufs[1], rightblk);
+	if (XLogReadBufferForRedo(record, 2, &bufs[2]) != BLK_RESTORED)
+		elog(PANIC, "abtree redo: split image of the right half missing");
 	if (XLogRecHasBlockRef(record, 3) &&
 		XLogReadBufferForRedo(record, 3, &bufs[3]) == BLK_NEEDS_REDO)
 	{
@@ -626,9 +667,19 @@ void
 abt_desc_split(StringInfo buf, XLogReaderState *record)
 {
 	xl_abt_split *xlrec = (xl_abt_split *) XLogRecGetData(record);
+	char	   *data;
+	Size		len;
 
 	appendStringInfo(buf, "downlink at %u: weight " UINT64_FORMAT ", rid %u, path above of %d;",
 					 xlrec->off, xlrec->weight, xlrec->rid, abt_split_nup(record));
+	if (XLogRecHasBlockRef(record, 1) && (data = XLogRecGetBlockData(record, 1, &len)) != NULL &&
+		len >= sizeof(OffsetNumber))
+	{
+		OffsetNumber splitoff;
+
+		memcpy(&splitoff, data + len - sizeof(OffsetNumber), sizeof(OffsetNumber));
+		appendStringInfo(buf, " left half built up to %u;", splitoff);
+	}
 	for (int i = 0; i <= XLogRecMaxBlockId(record); i++)
 	{
 		appendStringInfoChar(buf, ' ');
