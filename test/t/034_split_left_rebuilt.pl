@@ -7,7 +7,8 @@
 #
 # The primary runs with wal_consistency_checking = 'abtree' (every record
 # carries the primary's images; replay is compared with them) and data
-# checksums.  Random inserts split leaves many times; a streaming standby
+# checksums.  Random inserts (with NULL keys, and 2.2-2.7 kB keys in an
+# index of their own) split leaves many times; a streaming standby
 # replays them, then the primary crashes after more of them and recovery
 # replays those from the last checkpoint.  Each time, the
 # index verifies and no page differs.  A build whose redo built the left
@@ -39,6 +40,8 @@ CREATE EXTENSION abtree;
 CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
 CREATE INDEX t_k ON t USING abtree (k, pad);
 CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+CREATE TABLE wide (a text);
+CREATE INDEX wide_a ON wide USING abtree (a);
 });
 $primary->backup('bkp');
 my $standby = PostgreSQL::Test::Cluster->new('split_standby');
@@ -47,10 +50,17 @@ $standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
 $standby->start;
 
 my $insert = q{
-INSERT INTO t (k, w, pad) SELECT (random() * 1e6)::int, 1 + i % 5, md5(i::text)
+INSERT INTO t (k, w, pad)
+SELECT CASE WHEN i % 50 <> 0 THEN (random() * 1e6)::int END, 1 + i % 5, md5(i::text)
   FROM generate_series(1, 5000) i};
+# keys of 2.2-2.7 kB (few to a page; a leaf may split at the new entry,
+# whose pivot is then the left half's high key) in random order
+my $wide = q{
+INSERT INTO wide
+SELECT (SELECT string_agg(md5(g::text || '-' || i), '') FROM generate_series(1, n) i)
+  FROM generate_series(1, 100) g, (VALUES (70), (76), (83)) v(n) ORDER BY random()};
 my $start = $primary->lsn('insert');
-$primary->safe_psql('postgres', "$insert; $insert");
+$primary->safe_psql('postgres', "$insert; $wide; $insert");
 my $end = $primary->lsn('insert');
 
 # pg_waldump names the custom SPLIT record "UNKNOWN (70)"; an image that
@@ -66,7 +76,7 @@ $primary->safe_psql('postgres', "CHECKPOINT; $insert");
 note("SPLIT records: " . scalar(@splits) . ", left half rebuilt $rebuilt, imaged $imaged");
 
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-for my $idx (qw(t_k t_kw))
+for my $idx (qw(t_k t_kw wide_a))
 {
 	my ($ret, $out, $stderr) = $standby->psql('postgres',
 		"SELECT abtree_verify('$idx', exact => false)");
@@ -81,13 +91,14 @@ is($standby->safe_psql('postgres', $q), $primary->safe_psql('postgres', $q),
 	'standby answers an index scan like the primary');
 
 # a crash after more splits: recovery replays them from the checkpoint
-$primary->safe_psql('postgres', "CHECKPOINT; $insert; $insert");
+$primary->safe_psql('postgres', "CHECKPOINT; $insert; $wide; $insert");
 $primary->stop('immediate');
 $primary->start;
 is($primary->safe_psql('postgres', 'SELECT count(*) FROM t'), '25000',
 	'after the crash: every committed row is there');
 verify_exact_on_both($primary, $standby, 't', 't_k');
 verify_exact_on_both($primary, $standby, 't', 't_kw');
+verify_exact_on_both($primary, $standby, 'wide', 'wide_a');
 
 for my $node ($primary, $standby)
 {
