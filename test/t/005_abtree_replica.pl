@@ -10,6 +10,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
 
 my $primary = PostgreSQL::Test::Cluster->new('abt_primary');
 $primary->init(allows_streaming => 1, extra => ['--data-checksums']);
@@ -49,19 +52,7 @@ $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 
 ok($primary->safe_psql('postgres', "SELECT height FROM abtree_stats('t_pad')") >= 3,
 	'the test index has at least three levels');
-for my $idx (qw(t_k t_kw t_pad))
-{
-	my ($ret, $stdout, $stderr) = $standby->psql('postgres',
-		"SELECT abtree_verify('$idx', exact => false)");
-	is($ret, 0, "standby: $idx verifies") or diag($stderr);
-	is($standby->safe_psql('postgres', "SELECT total_weight, entries FROM abtree_stats('$idx')"),
-	   $primary->safe_psql('postgres', "SELECT total_weight, entries FROM abtree_stats('$idx')"),
-	   "standby: $idx has the primary's weights and entries");
-}
-my $q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
-		  SELECT count(*), sum(id) FROM t WHERE k BETWEEN 400 AND 700};
-is($standby->safe_psql('postgres', $q), $primary->safe_psql('postgres', $q),
-	'standby answers an index scan like the primary');
+verify_standby_like_primary($primary, $standby, 400, 700, qw(t_k t_kw t_pad));
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM abtree_sample_tids('t_kw', 100, 1)}),
 	'100', 'standby samples');
 ok(!$standby->log_contains(qr/inconsistent page found/),

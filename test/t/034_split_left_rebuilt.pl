@@ -76,19 +76,7 @@ $primary->safe_psql('postgres', "CHECKPOINT; $insert");
 note("SPLIT records: " . scalar(@splits) . ", left half rebuilt $rebuilt, imaged $imaged");
 
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-for my $idx (qw(t_k t_kw wide_a))
-{
-	my ($ret, $out, $stderr) = $standby->psql('postgres',
-		"SELECT abtree_verify('$idx', exact => false)");
-	is($ret, 0, "standby: $idx verifies") or diag($stderr);
-	is($standby->safe_psql('postgres', "SELECT total_weight, entries FROM abtree_stats('$idx')"),
-	   $primary->safe_psql('postgres', "SELECT total_weight, entries FROM abtree_stats('$idx')"),
-	   "standby: $idx has the primary's weights and entries");
-}
-my $q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
-		  SELECT count(*), sum(id) FROM t WHERE k BETWEEN 200000 AND 300000};
-is($standby->safe_psql('postgres', $q), $primary->safe_psql('postgres', $q),
-	'standby answers an index scan like the primary');
+verify_standby_like_primary($primary, $standby, 200000, 300000, qw(t_k t_kw wide_a));
 
 # a crash after more splits: recovery replays them from the checkpoint
 $primary->safe_psql('postgres', "CHECKPOINT; $insert; $wide; $insert");

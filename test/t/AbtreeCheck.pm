@@ -5,7 +5,8 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
-our @EXPORT = qw(abtree_node create_stress_table verify_at_rest verify_exact_on_both);
+our @EXPORT = qw(abtree_node create_stress_table verify_at_rest verify_exact_on_both
+  verify_standby_like_primary);
 
 # A started node with abtree preloaded, autovacuum off (tests VACUUM when
 # they mean to), the extension created in postgres.  %opts: init => the
@@ -80,6 +81,29 @@ sub verify_exact_on_both
 	$node->wait_for_catchup($standby, 'replay');
 	($ret, $out, $err) = $standby->psql('postgres', "SELECT abtree_verify('$idx', exact => true)");
 	is($ret, 0, 'the standby is exact after VACUUM') or diag($err);
+	return;
+}
+
+# On a standby that has replayed the primary's WAL: each index verifies (in
+# at-least mode: a standby cannot take exact mode's ShareLock) and has the
+# primary's weights and entries, and an index scan of t over keys lo .. hi
+# answers as on the primary.
+sub verify_standby_like_primary
+{
+	my ($primary, $standby, $lo, $hi, @indexes) = @_;
+	for my $idx (@indexes)
+	{
+		my ($ret, $out, $err) = $standby->psql('postgres',
+			"SELECT abtree_verify('$idx', exact => false)");
+		is($ret, 0, "standby: $idx verifies") or diag($err);
+		my $stats = "SELECT total_weight, entries FROM abtree_stats('$idx')";
+		is($standby->safe_psql('postgres', $stats), $primary->safe_psql('postgres', $stats),
+		   "standby: $idx has the primary's weights and entries");
+	}
+	my $q = qq{SET enable_seqscan = off; SET enable_bitmapscan = off;
+			  SELECT count(*), sum(id) FROM t WHERE k BETWEEN $lo AND $hi};
+	is($standby->safe_psql('postgres', $q), $primary->safe_psql('postgres', $q),
+		'standby answers an index scan like the primary');
 	return;
 }
 
