@@ -632,12 +632,13 @@ typedef struct AbtPageAllocator
 extern void abt_register_page_allocator(const AbtPageAllocator *allocator);
 
 /*
- * Called by ANALYZE (from SQL or autovacuum; not VACUUM ANALYZE) for each
- * abtree index of the analyzed table, after the table's statistics were
- * written: the amvacuumcleanup call PostgreSQL makes with analyze_only.
- * Wired in src/init.c (src/stats refreshes statistics objects there).
+ * Called from amvacuumcleanup for each abtree index of a table: by ANALYZE
+ * (from SQL or autovacuum; not VACUUM ANALYZE) after the table's
+ * statistics were written, with analyze_only; by VACUUM at the end of its
+ * cleanup, without.  Wired in src/init.c (src/stats refreshes statistics
+ * objects there).
  */
-typedef void (*AbtAnalyzeHook) (Relation index);
+typedef void (*AbtAnalyzeHook) (Relation index, bool analyze_only);
 extern void abt_register_analyze_hook(AbtAnalyzeHook hook);
 extern void abt_fill_amroutine(IndexAmRoutine *amroutine);
 

@@ -545,7 +545,7 @@ abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	{
 		/* the only call an auto-analyze makes into an index AM */
 		if (abt_analyze_hook)
-			abt_analyze_hook(info->index);
+			abt_analyze_hook(info->index, true);
 		return stats;
 	}
 	/* no bulkdelete pass happened: count the entries now */
@@ -555,5 +555,7 @@ abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		abt_vacuum_scan(info, stats, NULL, NULL);
 	}
 	abt_repair_weights(info);
+	if (abt_analyze_hook)
+		abt_analyze_hook(info->index, false);
 	return stats;
 }

@@ -34,6 +34,17 @@
  * An ANALYZE from SQL keeps filling only the empty ones, so that values a
  * user stored with a fixed seed stay until the next auto-analyze.
  *
+ * Autovacuum's combined VACUUM and ANALYZE of a table (a table with both
+ * dead rows and changes: the common case for one that is updated) makes
+ * no analyze-only call.  Its only call into the index AM is inside the
+ * lazy VACUUM, whose transaction must not write catalogs (PROC_IN_VACUUM:
+ * other backends' horizons leave it out).  There the table is only noted;
+ * vacuum() then runs the table's ANALYZE in a transaction of its own, and
+ * as that commits, if it analyzed the table (its pg_statistic rows are
+ * that transaction's), the objects are refreshed, as the table's owner
+ * under ANALYZE's security restrictions, as above.  Any other transaction
+ * (a VACUUM without ANALYZE) forgets the note.
+ *
  *-------------------------------------------------------------------------
  */
 #include "stats/stats.h"
@@ -41,13 +52,14 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
-#include "access/stratnum.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_statistic_ext.h"
 #include "catalog/pg_statistic_ext_data.h"
 #include "commands/defrem.h"
@@ -56,10 +68,13 @@
 #include "nodes/parsenodes.h"
 #include "postmaster/autovacuum.h"
 #include "statistics/statistics.h"
+#include "storage/proc.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -216,7 +231,6 @@ chll_refill_one(Oid statoid, const char *name, Oid extnsp, int elevel)
 	PG_END_TRY();
 }
 
-/* The objects of the analyzed tables (all tables if rels is NIL). */
 /*
  * Fill the candidate objects (refresh: frozen ndistinct ones, with data or
  * not) of the tables relids, or of every table if NIL.
@@ -276,24 +290,12 @@ chll_refill_after_analyze(List *rels, bool verbose)
 	chll_refill_relids(relids, false, verbose ? INFO : DEBUG1);
 }
 
-/*
- * abtree's analyze hook (src/init.c): in an autovacuum worker, refresh the
- * frozen ndistinct objects of the index's table, once per table and
- * transaction (the hook runs for each abtree index of the table).
- */
-void
-chll_refresh_after_autoanalyze(Relation index)
+/* Refresh the frozen objects of relid, after ANALYZE wrote its statistics */
+static void
+chll_refresh_relid(Oid relid)
 {
-	static Oid	last_relid = InvalidOid;
-	static TimestampTz last_xact = 0;
-	Oid			relid = index->rd_index->indrelid;
 	bool		pushed;
 
-	if (!chll_in_autovacuum_worker() ||
-		(relid == last_relid && last_xact == GetCurrentTransactionStartTimestamp()))
-		return;
-	last_relid = relid;
-	last_xact = GetCurrentTransactionStartTimestamp();
 	/* ANALYZE's catalog updates: visible, their invalidations processed */
 	CommandCounterIncrement();
 	pushed = !ActiveSnapshotSet();
@@ -302,6 +304,124 @@ chll_refresh_after_autoanalyze(Relation index)
 	chll_refill_relids(list_make1_oid(relid), true, LOG);
 	if (pushed)
 		PopActiveSnapshot();
+}
+
+/* Tables a combined autovacuum VACUUM noted, in TopMemoryContext */
+static List *chll_vacuumed = NIL;
+
+/* Did this transaction write the statistics (ANALYZE) of relid, of natts? */
+static bool
+chll_analyzed_here(Oid relid, int natts)
+{
+	TransactionId xid = GetCurrentTransactionIdIfAny();
+
+	if (!TransactionIdIsValid(xid))
+		return false;
+	for (AttrNumber att = 1; att <= natts; att++)
+	{
+		HeapTuple	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+										  Int16GetDatum(att), BoolGetDatum(false));
+		bool		ours;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		ours = TransactionIdEquals(HeapTupleHeaderGetXmin(tup->t_data), xid);
+		ReleaseSysCache(tup);
+		return ours;
+	}
+	return false;
+}
+
+/*
+ * If this transaction analyzed relid, refresh its objects as ANALYZE runs
+ * index cleanup: as the table's owner, restricted.
+ */
+static void
+chll_refresh_if_analyzed(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+	int			natts;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	natts = ((Form_pg_class) GETSTRUCT(tup))->relnatts;
+	ReleaseSysCache(tup);
+	if (!chll_analyzed_here(relid, natts))
+		return;
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+#if PG_VERSION_NUM >= 170000
+	RestrictSearchPath();
+#endif
+	chll_refresh_relid(relid);
+	AtEOXact_GUC(false, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
+/*
+ * The end of a transaction in an autovacuum worker that noted tables: not
+ * a VACUUM's own (nor its TOAST table's), which comes first; the ANALYZE's
+ * that follows refreshes the tables it analyzed.  Either way the note is
+ * used up.
+ */
+static void
+chll_xact_callback(XactEvent event, void *arg)
+{
+	List	   *relids = chll_vacuumed;
+
+	if (relids == NIL || (MyProc->statusFlags & PROC_IN_VACUUM) ||
+		(event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_ABORT))
+		return;
+	chll_vacuumed = NIL;
+	if (event == XACT_EVENT_PRE_COMMIT)
+	{
+		ListCell   *lc;
+
+		foreach(lc, relids)
+			chll_refresh_if_analyzed(lfirst_oid(lc));
+	}
+	list_free(relids);
+}
+
+/*
+ * abtree's cleanup hook (src/init.c), in an autovacuum worker: after an
+ * analyze-only call, refresh the frozen ndistinct objects of the index's
+ * table, once per table and transaction (the hook runs for each abtree
+ * index of the table); inside a VACUUM, note the table for the ANALYZE
+ * that may follow.
+ */
+void
+chll_refresh_after_autoanalyze(Relation index, bool analyze_only)
+{
+	static Oid	last_relid = InvalidOid;
+	static TimestampTz last_xact = 0;
+	static bool registered = false;
+	Oid			relid = index->rd_index->indrelid;
+
+	if (!chll_in_autovacuum_worker())
+		return;
+	if (!analyze_only)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		if (!registered)
+			RegisterXactCallback(chll_xact_callback, NULL);
+		registered = true;
+		chll_vacuumed = list_append_unique_oid(chll_vacuumed, relid);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	if (relid == last_relid && last_xact == GetCurrentTransactionStartTimestamp())
+		return;
+	last_relid = relid;
+	last_xact = GetCurrentTransactionStartTimestamp();
+	chll_refresh_relid(relid);
 }
 
 static void

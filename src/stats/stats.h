@@ -24,7 +24,7 @@ extern int32 chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed,
 extern bool chll_stat_is_owner(Oid statoid);
 extern bool chll_stat_has_kind(HeapTuple tup, char kind);
 extern void chll_install_utility_hook(void);
-extern void chll_refresh_after_autoanalyze(Relation index);
+extern void chll_refresh_after_autoanalyze(Relation index, bool analyze_only);
 
 /*
  * The distinct count of a column from the sketch an abtree index keeps of
