@@ -70,6 +70,12 @@ CREATE STATISTICS nd2_s (ndistinct) ON a, b FROM nd2;
 SELECT abtree_ndistinct_store('nd2_s', seed => 0.5);
 INSERT INTO nd2 SELECT 1000 + g % 3000, g % 11 FROM generate_series(1, 30000) g;
 DELETE FROM nd2 WHERE a < 100 AND a % 10 = 0;
+});
+# both thresholds crossed in the statistics before autovacuum may look, so
+# that its first look finds both (else it could analyze, then vacuum)
+ok(wait_for_sql($node, q{SELECT n_dead_tup >= 100 AND n_mod_since_analyze >= 100
+  FROM pg_stat_user_tables WHERE relname = 'nd2'}, 60), 'nd2 has dead rows and changes');
+$node->safe_psql('postgres', q{
 ALTER TABLE nd2 SET (autovacuum_enabled = on, autovacuum_analyze_threshold = 100,
   autovacuum_analyze_scale_factor = 0, autovacuum_vacuum_threshold = 100,
   autovacuum_vacuum_scale_factor = 0);
