@@ -143,7 +143,7 @@ abt_item_space(Page page, OffsetNumber off)
  * as in nbtree: under random keys it matters little for the page itself,
  * but leaves split in waves set off by the first splits, and a balanced
  * first split put abtree on another phase of them than nbtree, whose size
- * it then missed by -5% to +9% depending on the row count (1.00 to 1.01
+ * it then missed by -5% to +9% depending on the row count (1.00 to 1.02
  * with the same rule; bench abtree_size).
  */
 /* How far a split with halves of left and right bytes is from the aim */
