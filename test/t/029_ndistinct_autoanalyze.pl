@@ -26,14 +26,39 @@ my $node = abtree_node('abt_nd_auto',
 # autovacuum stays away until the table is ready; then only its ANALYZE
 # fires (the VACUUM thresholds are out of reach: a combined VACUUM and
 # ANALYZE makes no analyze-only call into the index AM)
-$node->safe_psql('postgres', q{
-CREATE TABLE nd (a int, b int) WITH (autovacuum_enabled = off);
-CREATE INDEX nd_a ON nd USING abtree (a);
-INSERT INTO nd SELECT g % 100, g % 7 FROM generate_series(1, 20000) g;
-CREATE STATISTICS nd_s (ndistinct) ON a, b FROM nd;
-SELECT abtree_ndistinct_store('nd_s', seed => 0.5);
+# table t (a, b) with 700 combinations, autovacuum off, an abtree on a, and
+# their count stored into the frozen statistics object t_s
+sub stored_table
+{
+	my ($t) = @_;
+	$node->safe_psql('postgres', qq{
+CREATE TABLE $t (a int, b int) WITH (autovacuum_enabled = off);
+CREATE INDEX ${t}_a ON $t USING abtree (a);
+INSERT INTO $t SELECT g % 100, g % 7 FROM generate_series(1, 20000) g;
+CREATE STATISTICS ${t}_s (ndistinct) ON a, b FROM $t;
+SELECT abtree_ndistinct_store('${t}_s', seed => 0.5);
 });
-my $nd = q{SELECT substring(n_distinct::text FROM ': ([0-9]+)')::int FROM pg_stats_ext WHERE statistics_name = 'nd_s'};
+	return qq{SELECT substring(n_distinct::text FROM ': ([0-9]+)')::int FROM pg_stats_ext WHERE statistics_name = '${t}_s'};
+}
+
+# autovacuum refreshed t_s to about $truth combinations (the store's sample
+# estimate, within a factor 1.5), and it stays frozen
+sub refreshed
+{
+	my ($t, $nd, $truth, $label) = @_;
+	# the counters may come before the refresh's transaction commits
+	wait_for_sql($node, "SELECT ($nd) >= $truth / 1.5", 60);
+	my $after = $node->safe_psql('postgres', $nd);
+	cmp_ok($after, '>=', $truth / 1.5, "$label refreshed the object: $after combinations ($truth)");
+	cmp_ok($after, '<=', $truth * 1.5, 'not an overestimate either');
+	is($node->safe_psql('postgres', "SELECT stxstattarget FROM pg_statistic_ext WHERE stxname = '${t}_s'"),
+		'0', 'the object stays frozen');
+	like(slurp_file($node->logfile), qr/filled statistics object public\.${t}_s again/,
+		'the server log says so');
+	return;
+}
+
+my $nd = stored_table('nd');
 my $before = $node->safe_psql('postgres', $nd);
 cmp_ok(abs($before - 700), '<=', 70, "stored: $before combinations of (a, b) (700)");
 
@@ -47,27 +72,14 @@ ok(wait_for_sql($node, q{SELECT coalesce(autoanalyze_count, 0) > 0 FROM pg_stat_
 	'autovacuum analyzed the table');
 is($node->safe_psql('postgres', q{SELECT coalesce(autovacuum_count, 0) FROM pg_stat_user_tables WHERE relname = 'nd'}),
 	'0', 'and did not vacuum it');
-# the counter may come before the refresh's transaction commits: wait for it
-wait_for_sql($node, "SELECT ($nd) >= 30700 / 1.5", 60);
-my $after = $node->safe_psql('postgres', $nd);
-# 30,700 combinations; the store's sample estimate, within a factor 1.5
-cmp_ok($after, '>=', 30700 / 1.5, "auto-analyze refreshed the object: $after combinations (30,700)");
-cmp_ok($after, '<=', 30700 * 1.5, 'not an overestimate either');
-is($node->safe_psql('postgres', q{SELECT stxstattarget FROM pg_statistic_ext WHERE stxname = 'nd_s'}),
-	'0', 'the object stays frozen');
-like(slurp_file($node->logfile), qr/filled statistics object public\.nd_s again/,
-	'the server log says so');
+refreshed('nd', $nd, 30700, 'auto-analyze');
 
 # A table with dead rows as well as changes gets autovacuum's combined
 # VACUUM and ANALYZE, which makes no analyze-only call: the VACUUM notes
 # the table and the ANALYZE's transaction refreshes the object as it
 # commits.  Without that, the object kept 700.
+my $nd2 = stored_table('nd2');
 $node->safe_psql('postgres', q{
-CREATE TABLE nd2 (a int, b int) WITH (autovacuum_enabled = off);
-CREATE INDEX nd2_a ON nd2 USING abtree (a);
-INSERT INTO nd2 SELECT g % 100, g % 7 FROM generate_series(1, 20000) g;
-CREATE STATISTICS nd2_s (ndistinct) ON a, b FROM nd2;
-SELECT abtree_ndistinct_store('nd2_s', seed => 0.5);
 INSERT INTO nd2 SELECT 1000 + g % 3000, g % 11 FROM generate_series(1, 30000) g;
 DELETE FROM nd2 WHERE a < 100 AND a % 10 = 0;
 });
@@ -80,7 +92,6 @@ ALTER TABLE nd2 SET (autovacuum_enabled = on, autovacuum_analyze_threshold = 100
   autovacuum_analyze_scale_factor = 0, autovacuum_vacuum_threshold = 100,
   autovacuum_vacuum_scale_factor = 0);
 });
-my $nd2 = q{SELECT substring(n_distinct::text FROM ': ([0-9]+)')::int FROM pg_stats_ext WHERE statistics_name = 'nd2_s'};
 ok(wait_for_sql($node, q{SELECT coalesce(autoanalyze_count, 0) > 0 AND coalesce(autovacuum_count, 0) > 0
   FROM pg_stat_user_tables WHERE relname = 'nd2'}, 120), 'autovacuum vacuumed and analyzed nd2');
 my $log = slurp_file($node->logfile);
@@ -88,15 +99,8 @@ my ($vpid) = $log =~ /\[(\d+)\] LOG:  automatic vacuum of table "postgres\.publi
 my ($apid) = $log =~ /\[(\d+)\] LOG:  automatic analyze of table "postgres\.public\.nd2"/;
 ok(defined $vpid && defined $apid && $vpid == $apid, 'in one run of one worker (combined)')
 	or diag($log);
-# 30,630 combinations remain; the store's sample estimate, within 1.5
-wait_for_sql($node, "SELECT ($nd2) >= 30630 / 1.5", 60);
-my $after2 = $node->safe_psql('postgres', $nd2);
-cmp_ok($after2, '>=', 30630 / 1.5, "the combined run refreshed the object: $after2 combinations (30,630)");
-cmp_ok($after2, '<=', 30630 * 1.5, 'not an overestimate either');
-is($node->safe_psql('postgres', q{SELECT stxstattarget FROM pg_statistic_ext WHERE stxname = 'nd2_s'}),
-	'0', 'the object stays frozen');
-like(slurp_file($node->logfile), qr/filled statistics object public\.nd2_s again/,
-	'the server log says so');
+# 30,630 combinations remain
+refreshed('nd2', $nd2, 30630, 'the combined run');
 
 # an ANALYZE from SQL keeps a stored value (it fills only empty objects)
 $node->safe_psql('postgres', q{ALTER TABLE nd SET (autovacuum_enabled = off)});
