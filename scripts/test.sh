@@ -122,7 +122,11 @@ else
 fi
 
 abt_log "starting a throwaway cluster"
-if ! abt_cluster_start "$pgc"; then
+# autovacuum off: regress checks what VACUUM removes (abtree_sketch's exact
+# count after a DELETE), and an autovacuum worker analyzing an earlier
+# test's table holds a snapshot that keeps those rows; it failed so once
+# on 18.  Tests that need autovacuum run in TAP clusters of their own (029).
+if ! abt_cluster_start "$pgc" "autovacuum = off"; then
 	count cluster 0 1
 	finish
 fi
