@@ -34,7 +34,7 @@
 
 static relopt_kind abt_relopt_kind;
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
-static relopt_parse_elt abt_relopt_tab[3];
+static relopt_parse_elt abt_relopt_tab[4];
 
 /* Called from _PG_init, preloaded or not: reloptions must parse anywhere. */
 void
@@ -60,6 +60,12 @@ abt_init_reloptions(void)
 	abt_relopt_tab[2].optname = "sketch";
 	abt_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
 	abt_relopt_tab[2].offset = offsetof(AbtOptions, sketch);
+	add_bool_reloption(abt_relopt_kind, "key_sketch",
+					   "With sketch on and two or three key columns, also keeps a sketch of whole keys (distinct combinations); takes effect at the next build or REINDEX",
+					   true, AccessExclusiveLock);
+	abt_relopt_tab[3].optname = "key_sketch";
+	abt_relopt_tab[3].opttype = RELOPT_TYPE_BOOL;
+	abt_relopt_tab[3].offset = offsetof(AbtOptions, key_sketch);
 }
 
 static bytea *

@@ -155,8 +155,9 @@ abt_key_at_rank(Relation rel, uint64 r, Datum *value, bool *isnull)
  * the planner can use with the type's "<"?
  */
 static bool
-abt_index_usable_for_stats(Relation index, Relation heap, AttrNumber attnum, int *keyno)
+abt_index_usable_for_stats(Relation index, Relation heap, const void *arg, int *keyno)
 {
+	AttrNumber	attnum = *(const AttrNumber *) arg;
 	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(heap), attnum - 1);
 	Oid			opclass;
 	Oid			btfamily;
@@ -176,12 +177,12 @@ abt_index_usable_for_stats(Relation index, Relation heap, AttrNumber attnum, int
 
 /*
  * The first valid, non-partial abtree index of the table that test accepts
- * for the column (test sets the key column, from 0), opened with
- * AccessShareLock; NULL if there is none.  Partial indexes describe only
- * some rows, so they never stand for the column.
+ * (given arg: the column, say; test sets the key column, from 0), opened
+ * with AccessShareLock; NULL if there is none.  Partial indexes describe
+ * only some rows, so they never stand for the table's columns.
  */
 Relation
-abt_find_column_index(Oid relid, AttrNumber attnum, AbtIndexTest test, int *keyno)
+abt_find_index(Oid relid, AbtIndexTest test, const void *arg, int *keyno)
 {
 	Relation	heap = relation_open(relid, AccessShareLock);
 	Relation	found = NULL;
@@ -194,7 +195,7 @@ abt_find_column_index(Oid relid, AttrNumber attnum, AbtIndexTest test, int *keyn
 		if (index->rd_indam->ambuild == abtbuild &&
 			index->rd_index->indisvalid && index->rd_index->indisready &&
 			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
-			test(index, heap, attnum, keyno))
+			test(index, heap, arg, keyno))
 		{
 			found = index;
 			break;
@@ -420,8 +421,8 @@ abt_recount(Oid relid, AttrNumber attnum)
 	if (abt_range_selectivity && HeapTupleIsValid(old))
 	{
 		int			keyno;
-		Relation	index = abt_find_column_index(relid, attnum,
-												  abt_index_usable_for_stats, &keyno);
+		Relation	index = abt_find_index(relid, abt_index_usable_for_stats, &attnum,
+										   &keyno);
 
 		if (index)
 		{

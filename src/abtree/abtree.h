@@ -161,6 +161,7 @@ typedef struct AbtOptions
 	int			fillfactor;
 	int			weight_column;	/* offset of the string, 0 if not set */
 	bool		sketch;			/* keep a distinct-value sketch per key column */
+	bool		key_sketch;		/* and one of whole keys (2-3 key columns) */
 } AbtOptions;
 
 #define ABT_DEFAULT_FILLFACTOR	90
@@ -436,9 +437,8 @@ extern void abt_seed_prng(struct pg_prng_state *prng, bool has_seed, float8 seed
 
 /* abtplanner.c */
 extern bool abt_range_selectivity;
-typedef bool (*AbtIndexTest) (Relation index, Relation heap, AttrNumber attnum, int *keyno);
-extern Relation abt_find_column_index(Oid relid, AttrNumber attnum, AbtIndexTest test,
-									  int *keyno);
+typedef bool (*AbtIndexTest) (Relation index, Relation heap, const void *arg, int *keyno);
+extern Relation abt_find_index(Oid relid, AbtIndexTest test, const void *arg, int *keyno);
 extern bool abt_sketch_ndistinct;
 extern void abt_install_planner_hooks(void);
 
@@ -526,6 +526,7 @@ abt_leaf_note_xid(Page page, TransactionId xid)
 
 #define ABT_SKETCH_LOG2M		9
 #define ABT_SKETCH_MAX_COLS		4
+#define ABT_SKETCH_KEY_SLOT		(ABT_SKETCH_MAX_COLS - 1)	/* of 2-3 column keys */
 #define ABT_SKETCH_SPACE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(AbtPageOpaqueData)))
 #define ABT_SKETCH_PER_CHUNK	(ABT_SKETCH_SPACE / (4 + 32))	/* CHLL_BUCKET_SIZE */
@@ -578,6 +579,7 @@ typedef struct AbtSketchOp	/* also declared above, for abtxlog.c */
 extern uint16 abt_sketch_columns(Relation index);
 extern AbtIndexInfo *abt_sketch_info(Relation rel);
 extern bool abt_sketch_has_column(Relation rel, int k);
+extern bool abt_sketch_has_key(Relation rel);
 extern void abt_sketch_hash_tuple(Relation rel, IndexTuple itup, AbtSketchHashes *h);
 typedef struct AbtSketchBuild
 {
@@ -607,6 +609,8 @@ extern uint8 *abt_sketch_copy(Relation rel, int k);
 extern bool abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct,
 							  uint64 *nonnull);
 extern bool abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct);
+extern bool abt_key_sketch_ndistinct(Oid relid, const AttrNumber *attnums, int ncols,
+									 double *ndistinct);
 extern Buffer abt_new_buffer_fork(Relation rel, ForkNumber fork);
 
 /* abtpage.c: leaf validity */

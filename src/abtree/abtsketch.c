@@ -10,6 +10,9 @@
  * same WAL record as the sketch's, so S1 holds after any crash.  A bulk
  * build sketches every entry it writes.
  *
+ * An index on two or three key columns also keeps a sketch of its whole
+ * keys, in the slot a fourth column would have (abt_sketch_slot_is_key).
+ *
  * A sketch (512 buckets, 22,552 bytes: src/hll/README) is spread over one
  * head page (the chll header and the overflow array) and a few chunk pages
  * of whole bucket records.  An insert locks the head page and the one
@@ -82,7 +85,47 @@ abt_sketch_columns(Relation index)
 		if (OidIsValid(tce->hash_extended_proc))
 			mask |= 1 << k;
 	}
+	/* the key sketch: every column hashable, and the slot no column's */
+	if ((opts == NULL || opts->key_sketch) &&
+		nkeys >= 2 && nkeys <= ABT_SKETCH_KEY_SLOT && mask == (1 << nkeys) - 1)
+		mask |= 1 << ABT_SKETCH_KEY_SLOT;
 	return mask;
+}
+
+/*
+ * Is slot k the key sketch?  Only an index with fewer key columns than
+ * slots has one, in the last slot, which no column of it can use; so an
+ * index built before key sketches existed reads as it was.
+ */
+static inline bool
+abt_sketch_slot_is_key(Relation rel, int k)
+{
+	return k == ABT_SKETCH_KEY_SLOT &&
+		IndexRelationGetNumberOfKeyAttributes(rel) <= ABT_SKETCH_KEY_SLOT;
+}
+
+bool
+abt_sketch_has_key(Relation rel)
+{
+	return abt_sketch_slot_is_key(rel, ABT_SKETCH_KEY_SLOT) &&
+		abt_sketch_has_column(rel, ABT_SKETCH_KEY_SLOT);
+}
+
+/*
+ * The key sketch's hash of a whole key from its columns' hashes: a NULL is
+ * a value of its own, as GROUP BY and DISTINCT have it, and the mix after
+ * each column makes (x, y) and (y, x) two keys.  The column hashes are
+ * already mixed (chll_hash_datum), so distinct keys collide only as two
+ * 64-bit hashes do.
+ */
+static uint64
+abt_sketch_key_hash(const uint64 *hash, const bool *isnull, int nkeys)
+{
+	uint64		h = UINT64CONST(0x6a09e667f3bcc908);
+
+	for (int k = 0; k < nkeys; k++)
+		h = chll_mix64(h ^ (isnull[k] ? UINT64CONST(0x243f6a8885a308d3) : hash[k]));
+	return h;
 }
 
 /* First page of column k's sketch; the caller checked that it has one */
@@ -112,7 +155,7 @@ abt_sketch_info(Relation rel)
 	abt_read_meta(rel, &meta);
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
-		if ((meta.sketch_mask & (1 << k)) == 0)
+		if ((meta.sketch_mask & (1 << k)) == 0 || abt_sketch_slot_is_key(rel, k))
 			continue;
 		hash[k] = &lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), k)->atttypid,
 									 TYPECACHE_HASH_EXTENDED_PROC_FINFO)->hash_extended_proc_finfo;
@@ -146,21 +189,27 @@ abt_sketch_hash_tuple(Relation rel, IndexTuple itup, AbtSketchHashes *h)
 	AbtIndexInfo *info = abt_sketch_info(rel);
 	uint16		mask = info->sketch_mask;
 	FmgrInfo	hash[ABT_SKETCH_MAX_COLS];
+	bool		isnull[ABT_SKETCH_MAX_COLS];
 
 	memcpy(hash, info->sketch_hash, sizeof(hash));
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
-		bool		isnull;
 		Datum		value;
 
 		h->present[k] = false;
-		if ((mask & (1 << k)) == 0)
+		if ((mask & (1 << k)) == 0 || abt_sketch_slot_is_key(rel, k))
 			continue;
-		value = index_getattr(itup, k + 1, RelationGetDescr(rel), &isnull);
-		if (isnull)
+		value = index_getattr(itup, k + 1, RelationGetDescr(rel), &isnull[k]);
+		if (isnull[k])
 			continue;
 		h->hash[k] = chll_hash_datum(&hash[k], rel->rd_indcollation[k], value);
 		h->present[k] = true;
+	}
+	if ((mask & (1 << ABT_SKETCH_KEY_SLOT)) && abt_sketch_slot_is_key(rel, ABT_SKETCH_KEY_SLOT))
+	{
+		h->hash[ABT_SKETCH_KEY_SLOT] =
+			abt_sketch_key_hash(h->hash, isnull, IndexRelationGetNumberOfKeyAttributes(rel));
+		h->present[ABT_SKETCH_KEY_SLOT] = true;
 	}
 }
 
@@ -283,6 +332,8 @@ abt_sketch_build_begin(Relation index)
 			continue;
 		sb->sk[k] = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
 		chll_init(sb->sk[k], ABT_SKETCH_LOG2M);
+		if (abt_sketch_slot_is_key(index, k))
+			continue;
 		tce = lookup_type_cache(TupleDescAttr(RelationGetDescr(index), k)->atttypid,
 								TYPECACHE_HASH_EXTENDED_PROC_FINFO);
 		sb->hash[k] = &tce->hash_extended_proc_finfo;
@@ -294,13 +345,19 @@ abt_sketch_build_begin(Relation index)
 void
 abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values, bool *isnull)
 {
+	uint64		hash[ABT_SKETCH_MAX_COLS];
+
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
-		if (sb->sk[k] == NULL || isnull[k])
+		if (sb->sk[k] == NULL || abt_sketch_slot_is_key(index, k) || isnull[k])
 			continue;
-		(void) chll_add_hash(sb->sk[k],
-							 chll_hash_datum(sb->hash[k], index->rd_indcollation[k], values[k]));
+		hash[k] = chll_hash_datum(sb->hash[k], index->rd_indcollation[k], values[k]);
+		(void) chll_add_hash(sb->sk[k], hash[k]);
 	}
+	if (sb->sk[ABT_SKETCH_KEY_SLOT] && abt_sketch_slot_is_key(index, ABT_SKETCH_KEY_SLOT))
+		(void) chll_add_hash(sb->sk[ABT_SKETCH_KEY_SLOT],
+							 abt_sketch_key_hash(hash, isnull,
+												 IndexRelationGetNumberOfKeyAttributes(index)));
 }
 
 /* ---- changes ---- */

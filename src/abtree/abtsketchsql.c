@@ -2,7 +2,8 @@
  *
  * abtsketchsql.c
  *	  The sketches abtree indexes keep, as their readers see them: the
- *	  planner's per-column lookup (abt_column_sketch) and abtree_sketch(),
+ *	  planner's per-column lookup (abt_column_sketch), the key sketch's
+ *	  (abt_key_sketch_ndistinct) and abtree_sketch(),
  *	  over one index, a partitioned index's leaves or a Citus table's
  *	  shards.  abtsketch.c keeps the pages; this file only copies them.
  *
@@ -20,8 +21,9 @@
 
 /* Does the index have a sketch of the column, in the column's collation? */
 static bool
-abt_index_sketches_column(Relation index, Relation heap, AttrNumber attnum, int *keyno)
+abt_index_sketches_column(Relation index, Relation heap, const void *arg, int *keyno)
 {
+	AttrNumber	attnum = *(const AttrNumber *) arg;
 	Oid			collation = TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation;
 
 	for (int k = 0; k < Min(ABT_SKETCH_MAX_COLS, IndexRelationGetNumberOfKeyAttributes(index)); k++)
@@ -46,7 +48,7 @@ bool
 abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct, uint64 *nonnull)
 {
 	int			k;
-	Relation	index = abt_find_column_index(relid, attnum, abt_index_sketches_column, &k);
+	Relation	index = abt_find_index(relid, abt_index_sketches_column, &attnum, &k);
 	uint8	   *sk;
 
 	if (index == NULL)
@@ -65,6 +67,66 @@ abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct)
 	uint64		nonnull;
 
 	return abt_column_sketch(relid, attnum, ndistinct, &nonnull);
+}
+
+typedef struct AbtKeyColumns
+{
+	const AttrNumber *attnums;
+	int			ncols;
+} AbtKeyColumns;
+
+/*
+ * Does the index keep a key sketch whose key columns are the given columns
+ * (in any order: a count of distinct combinations does not depend on it),
+ * each in its column's collation?
+ */
+static bool
+abt_index_sketches_key(Relation index, Relation heap, const void *arg, int *keyno)
+{
+	const AbtKeyColumns *want = arg;
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+
+	if (nkeys != want->ncols)
+		return false;
+	for (int k = 0; k < nkeys; k++)
+	{
+		AttrNumber	attnum = index->rd_index->indkey.values[k];
+		bool		wanted = false;
+
+		for (int j = 0; j < want->ncols; j++)
+			wanted |= want->attnums[j] == attnum;
+		/* an expression (attnum 0) is no column of the table */
+		if (!wanted || attnum <= 0 ||
+			index->rd_indcollation[k] != TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation)
+			return false;
+	}
+	*keyno = ABT_SKETCH_KEY_SLOT;
+	return abt_sketch_has_key(index);
+}
+
+/*
+ * The number of distinct combinations of the columns (distinct, two or
+ * three) from the key sketch of an abtree index on exactly those columns;
+ * false if no index keeps one.  NULL counts as a value, as in GROUP BY.
+ */
+bool
+abt_key_sketch_ndistinct(Oid relid, const AttrNumber *attnums, int ncols, double *ndistinct)
+{
+	AbtKeyColumns want = {attnums, ncols};
+	int			k;
+	Relation	index;
+	uint8	   *sk;
+
+	if (ncols < 2 || ncols > ABT_SKETCH_KEY_SLOT)
+		return false;
+	index = abt_find_index(relid, abt_index_sketches_key, &want, &k);
+	if (index == NULL)
+		return false;
+	sk = abt_sketch_copy(index, k);
+	index_close(index, AccessShareLock);
+	*ndistinct = chll_estimate_sketch(sk);
+	pfree(sk);
+	return true;
 }
 
 /* ---- SQL ---- */
@@ -97,22 +159,26 @@ abt_sketch_over_shards(FunctionCallInfo fcinfo)
 }
 
 /*
- * Column col's sketch in rel as a chll value, or NULL if it keeps none;
- * name is the index the caller asked for (a partition's parent).
+ * Column col's sketch in rel as a chll value (col 0: the key sketch), or
+ * NULL if it keeps none; name is the index the caller asked for (a
+ * partition's parent).
  */
 static bytea *
 abt_sketch_bytea(Relation rel, int32 col, const char *name)
 {
-	uint8	   *sk;
+	uint8	   *sk = NULL;
 	bytea	   *result = NULL;
 
-	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(rel))
+	if (col < 0 || col > IndexRelationGetNumberOfKeyAttributes(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("index \"%s\" has no key column %d", name, col),
-				 errhint("Key columns are numbered from 1 to %d.",
+				 errhint("Key columns are numbered from 1 to %d; 0 asks for the sketch of whole keys.",
 						 IndexRelationGetNumberOfKeyAttributes(rel))));
-	sk = abt_sketch_copy(rel, col - 1);
+	if (col > 0)
+		sk = abt_sketch_copy(rel, col - 1);
+	else if (abt_sketch_has_key(rel))
+		sk = abt_sketch_copy(rel, ABT_SKETCH_KEY_SLOT);
 	if (sk)
 	{
 		Size		len = chll_sketch_size(ABT_SKETCH_LOG2M);
@@ -155,7 +221,8 @@ abt_sketch_over_partitions(List *indexes, int32 col, const char *name)
 
 /*
  * abtree_sketch(index, key_column): a copy of the index's sketch of its
- * key column key_column (from 1) as a chll value; NULL if it keeps none.
+ * key column key_column (from 1), or with 0 of its whole keys, as a chll
+ * value; NULL if it keeps none.
  */
 Datum
 abtree_sketch(PG_FUNCTION_ARGS)

@@ -423,7 +423,8 @@ abt_verify_same_sketch(uint8 *stored, uint8 *fresh)
 
 /*
  * Each stored sketch must hold as many values as the valid entries have
- * non-NULL keys in its column, and, if neither sketch has approximate
+ * non-NULL keys in its column (the key sketch: entries), and, if neither
+ * sketch has approximate
  * counts, be the very sketch of those values, byte for byte.
  */
 static void
@@ -433,16 +434,21 @@ abt_verify_sketches(AbtVerifyState *vs)
 	{
 		uint8	   *stored = abt_sketch_copy(vs->rel, k);
 		uint8	   *fresh = vs->fresh[k];
+		const char *what;
 
 		if (stored == NULL || fresh == NULL)
 			continue;
+		if (k >= IndexRelationGetNumberOfKeyAttributes(vs->rel))
+			what = "whole keys";
+		else
+			what = psprintf("key column %d", k + 1);
 		if (chll_total(stored) != chll_total(fresh))
-			abt_corrupt(vs->rel, "The sketch of key column %d counts " UINT64_FORMAT " values, the valid entries have " UINT64_FORMAT ".",
-						k + 1, chll_total(stored), chll_total(fresh));
+			abt_corrupt(vs->rel, "The sketch of %s counts " UINT64_FORMAT " values, the valid entries have " UINT64_FORMAT ".",
+						what, chll_total(stored), chll_total(fresh));
 		if (((stored[CHLL_OFF_FLAGS] | fresh[CHLL_OFF_FLAGS]) & CHLL_FLAG_APPROX) == 0 &&
 			!abt_verify_same_sketch(stored, fresh))
-			abt_corrupt(vs->rel, "The sketch of key column %d differs from the sketch of the valid entries' values.",
-						k + 1);
+			abt_corrupt(vs->rel, "The sketch of %s differs from the sketch of the valid entries' values.",
+						what);
 	}
 }
 
