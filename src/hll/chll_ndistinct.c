@@ -222,6 +222,15 @@ chll_nd_estimate(const ChllNdInput *in, ChllNdMethod method)
 		}
 		lower = Max(lower, chll_nd_column_singletons(in));
 		upper = Min(upper, prodd);
+		/*
+		 * A sketch of the combination itself counts what the sample can
+		 * only bound: it stands, raised to the sample's lower bound.  Where
+		 * nearly every tuple is distinct that bound is all but exact (the
+		 * sample sees no repeat), tighter than the sketch's few percent.
+		 */
+		if (in->has_key_count)
+			return chll_nd_clamp(chll_nd_clamp(in->key_count, Max(maxd, lower + s.repeated),
+											   prodd), s.d, N);
 		est = sqrt(Max(lower, 0) * Max(upper, 0)) + s.repeated;
 		/*
 		 * A determining column j: every tuple of the table has one value of
@@ -523,7 +532,9 @@ chll_nd_scratch_init(ChllNdScratch *scratch, int nrows)
 
 /*
  * The estimate for the columns cols[] of a sample.  col_nd[k] is D_j of
- * column cols[k], or NULL for the uncorrected methods.  A column that
+ * column cols[k], or NULL for the uncorrected methods; key_count, if not
+ * NULL, the count of a sketch of the combination (the corrected methods
+ * use it).  A column that
  * holds NULLs in the sample gets one more distinct value than its sketch
  * counts, since sketches skip NULLs and GROUP BY does not.
  */
@@ -531,7 +542,7 @@ double
 chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 					  ChllNdScratch *scratch, double table_rows,
 					  const double *col_nd, ChllNdMethod method,
-					  ChllNdSummary *summary)
+					  const double *key_count, ChllNdSummary *summary)
 {
 	double		nd[CHLL_ND_MAX_COLUMNS];
 	double		rep[CHLL_ND_MAX_COLUMNS];
@@ -549,6 +560,8 @@ chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 	in.col_repeated = NULL;
 	in.col_distinct = NULL;
 	in.distinct_rows = codes->distinct_rows;
+	in.has_key_count = key_count != NULL;
+	in.key_count = key_count ? *key_count : 0;
 	if (col_nd == NULL)
 		method = chll_nd_uncorrected(method);
 	else

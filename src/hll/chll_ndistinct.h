@@ -63,6 +63,8 @@ typedef struct ChllNdInput
 								 * sample, or NULL */
 	bool		distinct_rows;	/* the sample holds each table row at most
 								 * once: drawn without replacement */
+	bool		has_key_count;	/* key_count is the combination's count */
+	double		key_count;		/* from a sketch of the combination itself */
 } ChllNdInput;
 
 /*
@@ -127,6 +129,7 @@ extern double chll_nd_col_repeated(const ChllNdCodes *codes, int col);
 extern double chll_nd_estimate_cols(const ChllNdCodes *codes, const int *cols, int ncols,
 									ChllNdScratch *scratch, double table_rows,
 									const double *col_nd, ChllNdMethod method,
+									const double *key_count,
 									ChllNdSummary *summary);
 
 #endif							/* CHLL_NDISTINCT_H */

@@ -159,11 +159,13 @@ chll_stat_num_combinations(int n)
 
 /*
  * One item per combination of two or more of the sample's columns: SCBC
- * where every column of the combination has a sketch, BC otherwise.
+ * where every column of the combination has a sketch (with the count of
+ * the key sketch of an abtree index on exactly those columns where there
+ * is one), BC otherwise.
  */
 static MVNDistinct *
-chll_stat_build(const ChllNdCodes *codes, const AttrNumber *attnums, double table_rows,
-				const double *col_nd, const bool *have)
+chll_stat_build(Oid relid, const ChllNdCodes *codes, const AttrNumber *attnums,
+				double table_rows, const double *col_nd, const bool *have)
 {
 	int			n = codes->ncols;
 	MVNDistinct *mv = palloc0(offsetof(MVNDistinct, items) +
@@ -185,7 +187,9 @@ chll_stat_build(const ChllNdCodes *codes, const AttrNumber *attnums, double tabl
 		{
 			MVNDistinctItem *item = &mv->items[mv->nitems++];
 			double		nd[STATS_MAX_DIMENSIONS];
-			bool		all = true;
+			double		keynd;
+			bool		all = true,
+						has_key;
 			ChllNdSummary s;
 
 			item->nattributes = k;
@@ -196,9 +200,11 @@ chll_stat_build(const ChllNdCodes *codes, const AttrNumber *attnums, double tabl
 				nd[i] = col_nd[c[i]];
 				all &= have[c[i]];
 			}
+			has_key = all && abt_key_sketch_ndistinct(relid, item->attributes, k, &keynd);
 			/* the planner expects at least one group */
 			item->ndistinct = Max(1.0, chll_nd_estimate_cols(codes, c, k, &scratch, table_rows,
-															 all ? nd : NULL, CHLL_ND_SCBC, &s));
+															 all ? nd : NULL, CHLL_ND_SCBC,
+															 has_key ? &keynd : NULL, &s));
 		} while (chll_stat_next_combination(c, k, n));
 	}
 	return mv;
@@ -341,7 +347,7 @@ chll_stat_store(Oid statoid, int nrows, bool has_seed, double seed, bool freeze,
 	codes = chll_nd_sample(extnsp, rel, attnums, ncols, nrows, has_seed, seed, &table_rows);
 	for (j = 0; j < ncols; j++)
 		have[j] = abt_column_sketch_ndistinct(relid, attnums[j], &col_nd[j]);
-	mv = chll_stat_build(codes, attnums, table_rows, col_nd, have);
+	mv = chll_stat_build(relid, codes, attnums, table_rows, col_nd, have);
 	chll_stat_write(statoid, statext_ndistinct_serialize(mv));
 	if (freeze)
 		chll_stat_freeze(statoid);

@@ -535,7 +535,7 @@ chll_nd_column_sketches(Relation rel, const AttrNumber *attnums, int ncols,
 }
 
 static Datum
-chll_nd_result(FunctionCallInfo fcinfo, double est, ChllNdMethod method, int nrows,
+chll_nd_result(FunctionCallInfo fcinfo, double est, const char *method, int nrows,
 			   const ChllNdSummary *s, double table_rows,
 			   const double *col_nd, const bool *have, int ncols)
 {
@@ -558,7 +558,7 @@ chll_nd_result(FunctionCallInfo fcinfo, double est, ChllNdMethod method, int nro
 		src[j] = CStringGetTextDatum(have[j] ? "sketch" : "none");
 	}
 	values[0] = Float8GetDatum(est);
-	values[1] = CStringGetTextDatum(chll_nd_method_name(method));
+	values[1] = CStringGetTextDatum(method);
 	values[2] = Int32GetDatum(nrows);
 	values[3] = Int64GetDatum((int64) s->d);
 	values[4] = Int64GetDatum((int64) s->f1);
@@ -583,7 +583,10 @@ abtree_ndistinct(PG_FUNCTION_ARGS)
 	ChllNdScratch scratch;
 	ChllNdSummary s;
 	double		table_rows,
-				est;
+				est,
+				keynd;
+	const char *method_name;
+	bool		has_key;
 	double		col_nd[CHLL_ND_MAX_COLUMNS];
 	bool		have[CHLL_ND_MAX_COLUMNS];
 	int			cols[CHLL_ND_MAX_COLUMNS];
@@ -604,13 +607,20 @@ abtree_ndistinct(PG_FUNCTION_ARGS)
 						   PG_ARGISNULL(4) ? 0 : PG_GETARG_FLOAT8(4), &table_rows);
 	if (!chll_nd_column_sketches(rel, attnums, ncols, col_nd, have))
 		method = chll_nd_uncorrected(method);
+	method_name = chll_nd_method_name(method);
 	for (j = 0; j < ncols; j++)
 		cols[j] = j;
+	/* the corrected methods read sketches, a key sketch too */
+	has_key = chll_nd_is_corrected(method) &&
+		abt_key_sketch_ndistinct(RelationGetRelid(rel), attnums, ncols, &keynd);
+	if (has_key)
+		method_name = "key_sketch";
 	chll_nd_scratch_init(&scratch, codes->nrows);
 	est = chll_nd_estimate_cols(codes, cols, ncols, &scratch, table_rows,
-								chll_nd_is_corrected(method) ? col_nd : NULL, method, &s);
+								chll_nd_is_corrected(method) ? col_nd : NULL, method,
+								has_key ? &keynd : NULL, &s);
 	relation_close(rel, NoLock);
-	return chll_nd_result(fcinfo, est, method, codes->nrows, &s, Max(table_rows, s.d),
+	return chll_nd_result(fcinfo, est, method_name, codes->nrows, &s, Max(table_rows, s.d),
 						  col_nd, have, ncols);
 }
 

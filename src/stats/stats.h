@@ -32,4 +32,12 @@ extern void chll_refresh_after_autoanalyze(Relation index, bool analyze_only);
  */
 extern bool abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *ndistinct);
 
+/*
+ * The distinct count of a combination of two or three columns from the key
+ * sketch of an abtree index on exactly those columns; false if there is
+ * none (src/abtree/abtsketchsql.c).
+ */
+extern bool abt_key_sketch_ndistinct(Oid relid, const AttrNumber *attnums, int ncols,
+									 double *ndistinct);
+
 #endif							/* ABT_STATS_H */
