@@ -19,6 +19,25 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+/*
+ * The estimate and item count of sketch slot k of index, which the caller
+ * found and opened (closed here); false for no index.
+ */
+static bool
+abt_sketch_count_of(Relation index, int k, double *ndistinct, uint64 *items)
+{
+	uint8	   *sk;
+
+	if (index == NULL)
+		return false;
+	sk = abt_sketch_copy(index, k);
+	index_close(index, AccessShareLock);
+	*ndistinct = chll_estimate_sketch(sk);
+	*items = chll_total(sk);
+	pfree(sk);
+	return true;
+}
+
 /* Does the index have a sketch of the column, in the column's collation? */
 static bool
 abt_index_sketches_column(Relation index, Relation heap, const void *arg, int *keyno)
@@ -47,18 +66,10 @@ abt_index_sketches_column(Relation index, Relation heap, const void *arg, int *k
 bool
 abt_column_sketch(Oid relid, AttrNumber attnum, double *ndistinct, uint64 *nonnull)
 {
-	int			k;
+	int			k = 0;
 	Relation	index = abt_find_index(relid, abt_index_sketches_column, &attnum, &k);
-	uint8	   *sk;
 
-	if (index == NULL)
-		return false;
-	sk = abt_sketch_copy(index, k);
-	index_close(index, AccessShareLock);
-	*ndistinct = chll_estimate_sketch(sk);
-	*nonnull = chll_total(sk);
-	pfree(sk);
-	return true;
+	return abt_sketch_count_of(index, k, ndistinct, nonnull);
 }
 
 bool
@@ -78,26 +89,31 @@ typedef struct AbtKeyColumns
 /*
  * Does the index keep a key sketch whose key columns are the given columns
  * (in any order: a count of distinct combinations does not depend on it),
- * each in its column's collation?
+ * each in its column's collation?  Every key column must be wanted and
+ * every wanted column a key column: (a, a) counts a, not (a, b).
  */
 static bool
 abt_index_sketches_key(Relation index, Relation heap, const void *arg, int *keyno)
 {
 	const AbtKeyColumns *want = arg;
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	const int16 *keys = index->rd_index->indkey.values;
 
 	if (nkeys != want->ncols)
 		return false;
 	for (int k = 0; k < nkeys; k++)
 	{
-		AttrNumber	attnum = index->rd_index->indkey.values[k];
-		bool		wanted = false;
+		bool		wanted = false,
+					keyed = false;
 
 		for (int j = 0; j < want->ncols; j++)
-			wanted |= want->attnums[j] == attnum;
+		{
+			wanted |= want->attnums[j] == keys[k];
+			keyed |= keys[j] == want->attnums[k];
+		}
 		/* an expression (attnum 0) is no column of the table */
-		if (!wanted || attnum <= 0 ||
-			index->rd_indcollation[k] != TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attcollation)
+		if (!wanted || !keyed || keys[k] <= 0 ||
+			index->rd_indcollation[k] != TupleDescAttr(RelationGetDescr(heap), keys[k] - 1)->attcollation)
 			return false;
 	}
 	*keyno = ABT_SKETCH_KEY_SLOT;
@@ -113,20 +129,14 @@ bool
 abt_key_sketch_ndistinct(Oid relid, const AttrNumber *attnums, int ncols, double *ndistinct)
 {
 	AbtKeyColumns want = {attnums, ncols};
-	int			k;
+	int			k = 0;
+	uint64		items;
 	Relation	index;
-	uint8	   *sk;
 
 	if (ncols < 2 || ncols > ABT_SKETCH_KEY_SLOT)
 		return false;
 	index = abt_find_index(relid, abt_index_sketches_key, &want, &k);
-	if (index == NULL)
-		return false;
-	sk = abt_sketch_copy(index, k);
-	index_close(index, AccessShareLock);
-	*ndistinct = chll_estimate_sketch(sk);
-	pfree(sk);
-	return true;
+	return abt_sketch_count_of(index, k, ndistinct, &items);
 }
 
 /* ---- SQL ---- */
