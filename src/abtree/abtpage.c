@@ -97,11 +97,16 @@ abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an abtree index",
 						RelationGetRelationName(rel))));
-	if (meta->version != ABT_VERSION)
+	/*
+	 * Version 3 only adds key sketches, which a version-2 index cannot have
+	 * (abt_sketch_slot_is_key): it reads as it was.  A library of version 2
+	 * refuses version 3, rather than take a key sketch for a fourth column.
+	 */
+	if (meta->version < ABT_MIN_VERSION || meta->version > ABT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has abtree version %u, this library reads version %d",
-						RelationGetRelationName(rel), meta->version, ABT_VERSION),
+				 errmsg("index \"%s\" has abtree version %u, this library reads versions %d to %d",
+						RelationGetRelationName(rel), meta->version, ABT_MIN_VERSION, ABT_VERSION),
 				 errhint("REINDEX the index.")));
 }
 

@@ -36,7 +36,8 @@
 /* Metapage */
 #define ABT_METAPAGE			0
 #define ABT_MAGIC				0xAB7EE5A1
-#define ABT_VERSION				2	/* 2: sketches keep exact sets */
+#define ABT_VERSION				3	/* 2: sketches keep exact sets; 3: key sketches */
+#define ABT_MIN_VERSION			2	/* the oldest this library reads */
 
 #define ABT_META_WEIGHTED		0x0001	/* leaf tuples carry a weight */
 

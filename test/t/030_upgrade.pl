@@ -169,22 +169,31 @@ for my $idx (qw(t_k t_kw t_old))
 my ($ret, $out, $err) = $node->psql('old', q{SELECT pbtree_verify('t_pb', true)});
 is($ret, 0, 'the pbtree index verifies') or diag($err);
 
-# ---- an index of on-disk version 1 ----
+# ---- indexes of other on-disk versions ----
 my $checksums = $node->safe_psql('old', 'SHOW data_checksums') eq 'on';
-$node->stop;
-my $pgdata = $node->data_dir;
-command_ok([ 'pg_checksums', '--disable', '-D', $pgdata ], 'checksums off to write the metapage')
-  if $checksums;
-open(my $fh, '+<:raw', "$pgdata/$meta") or die "open $meta: $!";
-# the metapage's version: page header (24 bytes), then magic, then version
-sysseek($fh, 24 + 4, 0) or die;
-syswrite($fh, pack('V', 1), 4) == 4 or die;
-close($fh);
-command_ok([ 'pg_checksums', '--enable', '-D', $pgdata ], 'checksums back on') if $checksums;
-$node->start;
+
+# Write version $v into the metapage of the index whose file is $path.
+sub write_meta_version
+{
+	my ($path, $v) = @_;
+	my $pgdata = $node->data_dir;
+	$node->stop;
+	command_ok([ 'pg_checksums', '--disable', '-D', $pgdata ],
+		'checksums off to write the metapage')
+	  if $checksums;
+	open(my $fh, '+<:raw', "$pgdata/$path") or die "open $path: $!";
+	# the metapage's version: page header (24 bytes), then magic, then version
+	sysseek($fh, 24 + 4, 0) or die;
+	syswrite($fh, pack('V', $v), 4) == 4 or die;
+	close($fh);
+	command_ok([ 'pg_checksums', '--enable', '-D', $pgdata ], 'checksums back on') if $checksums;
+	$node->start;
+}
+
+write_meta_version($meta, 1);
 ($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
 isnt($ret, 0, 'a version-1 index is refused');
-like($err, qr/index "t_old" has abtree version 1, this library reads version 2/, 'with its version');
+like($err, qr/index "t_old" has abtree version 1, this library reads versions 2 to 3/, 'with its version');
 like($err, qr/HINT:  REINDEX the index/, 'and a REINDEX hint');
 ($ret, $out, $err) = $node->psql('old', q{INSERT INTO t VALUES (30000, 1, 1, 'x')});
 like($err, qr/has abtree version 1/, 'inserts are refused too, not written into it');
@@ -197,6 +206,22 @@ is($node->safe_psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WH
 ($ret, $out, $err) = $node->psql('old',
 	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
 is($ret, 0, 'and verifies') or diag($err);
+
+# Version 2 (before key sketches) reads as it was; a version newer than the
+# library's is refused, as a version-2 library refuses version 3 (an index
+# with key sketches), rather than take a key sketch for a fourth column.
+$meta = $node->safe_psql('old', q{SELECT pg_relation_filepath('t_old')});
+write_meta_version($meta, 2);
+is($node->safe_psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5}),
+	'1', 'a version-2 index is read');
+($ret, $out, $err) = $node->psql('old',
+	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
+is($ret, 0, 'and verifies') or diag($err);
+write_meta_version($meta, 4);
+($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
+like($err, qr/index "t_old" has abtree version 4, this library reads versions 2 to 3/,
+	'a newer version is refused');
+$node->safe_psql('old', 'REINDEX INDEX t_old');
 
 $node->stop;
 done_testing();
