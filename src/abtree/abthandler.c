@@ -36,6 +36,15 @@ static relopt_kind abt_relopt_kind;
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 static relopt_parse_elt abt_relopt_tab[4];
 
+/* Entry i of the parse table: the option's name, type and offset */
+static void
+abt_relopt_entry(int i, const char *name, relopt_type type, int offset)
+{
+	abt_relopt_tab[i].optname = name;
+	abt_relopt_tab[i].opttype = type;
+	abt_relopt_tab[i].offset = offset;
+}
+
 /* Called from _PG_init, preloaded or not: reloptions must parse anywhere. */
 void
 abt_init_reloptions(void)
@@ -48,24 +57,16 @@ abt_init_reloptions(void)
 	add_string_reloption(abt_relopt_kind, "weight_column",
 						 "Index column (key or INCLUDE, integer) whose value is each entry's sampling weight",
 						 NULL, NULL, AccessExclusiveLock);
-	abt_relopt_tab[0].optname = "fillfactor";
-	abt_relopt_tab[0].opttype = RELOPT_TYPE_INT;
-	abt_relopt_tab[0].offset = offsetof(AbtOptions, fillfactor);
-	abt_relopt_tab[1].optname = "weight_column";
-	abt_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
-	abt_relopt_tab[1].offset = offsetof(AbtOptions, weight_column);
 	add_bool_reloption(abt_relopt_kind, "sketch",
 					   "Keeps a distinct-value sketch of each key column (the first four) for the planner; takes effect at the next build or REINDEX",
 					   true, AccessExclusiveLock);
-	abt_relopt_tab[2].optname = "sketch";
-	abt_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
-	abt_relopt_tab[2].offset = offsetof(AbtOptions, sketch);
 	add_bool_reloption(abt_relopt_kind, "key_sketch",
 					   "With sketch on and two or three key columns, also keeps a sketch of whole keys (distinct combinations); takes effect at the next build or REINDEX",
 					   true, AccessExclusiveLock);
-	abt_relopt_tab[3].optname = "key_sketch";
-	abt_relopt_tab[3].opttype = RELOPT_TYPE_BOOL;
-	abt_relopt_tab[3].offset = offsetof(AbtOptions, key_sketch);
+	abt_relopt_entry(0, "fillfactor", RELOPT_TYPE_INT, offsetof(AbtOptions, fillfactor));
+	abt_relopt_entry(1, "weight_column", RELOPT_TYPE_STRING, offsetof(AbtOptions, weight_column));
+	abt_relopt_entry(2, "sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, sketch));
+	abt_relopt_entry(3, "key_sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, key_sketch));
 }
 
 static bytea *
