@@ -227,6 +227,55 @@ SELECT abtree_sketch('skk_a', 0) IS NULL AS one_column, abtree_sketch('sk_idx', 
 DROP TABLE skk, skk2, skk3;
 DROP FUNCTION skk_check();
 
+-- sketch_buckets (issue 24): the bucket count of an index's sketches, a
+-- power of two from 16 to 2048, kept from the build (ALTER INDEX SET takes
+-- effect at REINDEX).  Up to 512 the head page holds one overflow entry per
+-- bucket and the sketch is chll_agg's of that count, byte for byte while
+-- all its counts are exact; 1,024 and 2,048 buckets cap the overflow array
+-- at what the head page holds (1,016 entries), which chll_info shows.  The
+-- exact set grows with the bucket count: 2,048 buckets keep 3,000 values
+-- exactly, 512 do not.
+CREATE TABLE skb (a int, b int) WITH (autovacuum_enabled = off);
+INSERT INTO skb SELECT g % 3000, g % 7 FROM generate_series(1, 30000) g;
+CREATE INDEX skb_16 ON skb USING abtree (a) WITH (sketch_buckets = 16);
+CREATE INDEX skb_256 ON skb USING abtree (a) WITH (sketch_buckets = 256);
+CREATE INDEX skb_512 ON skb USING abtree (a);
+CREATE INDEX skb_2048 ON skb USING abtree (a, b) WITH (sketch_buckets = 2048);
+CREATE FUNCTION skb_info() RETURNS TABLE (idx text, col int, buckets int, capacity int,
+                                          used int, exact boolean, exact_set boolean,
+                                          estimate numeric)
+LANGUAGE sql AS $$
+  SELECT i, c, (x).buckets, (x).overflow_capacity, (x).overflow_used, (x).exact,
+         (x).exact_distinct, round((x).estimate::numeric)
+    FROM (VALUES ('skb_16', 1), ('skb_256', 1), ('skb_512', 1), ('skb_2048', 1),
+                 ('skb_2048', 2), ('skb_2048', 0)) v(i, c),
+         LATERAL (SELECT chll_info(abtree_sketch(i::regclass, c)) AS x) s
+   ORDER BY i, c
+$$;
+SELECT * FROM skb_info();
+SELECT sk_same('skb_256', 1, chll_agg(a, 256)) AS b256, sk_same('skb_512', 1, chll_agg(a)) AS b512
+  FROM skb;
+-- 1,200 values 135 times each want more overflow entries than the capped
+-- array holds: some counts turn approximate, the set still counts exactly,
+-- and inserts, deletes and VACUUM keep the index's sketches equal to a
+-- sketch of its entries with the same cap (verify)
+INSERT INTO skb SELECT 10000 + g % 1200, 0 FROM generate_series(1, 162000) g;
+SELECT * FROM skb_info();
+DELETE FROM skb WHERE a % 3 = 0;
+VACUUM skb;
+SELECT * FROM skb_info();
+SELECT bool_and(abtree_verify(i, exact => true) IS NOT NULL) AS verified
+  FROM unnest('{skb_16,skb_256,skb_512,skb_2048}'::regclass[]) i;
+-- ALTER INDEX SET changes the count at REINDEX, not before
+ALTER INDEX skb_512 SET (sketch_buckets = 64);
+SELECT (chll_info(abtree_sketch('skb_512', 1))).buckets AS before_reindex;
+REINDEX INDEX skb_512;
+SELECT (chll_info(abtree_sketch('skb_512', 1))).buckets AS after_reindex,
+       abtree_verify('skb_512', exact => true) IS NOT NULL AS verified;
+SELECT pg_get_indexdef('skb_2048'::regclass);
+DROP TABLE skb;
+DROP FUNCTION skb_info();
+
 -- bad input
 SELECT abtree_sketch(NULL, 1);
 SELECT abtree_sketch('sk_idx', NULL);

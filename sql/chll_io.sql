@@ -147,6 +147,12 @@ SELECT chll_t_patch(small, 3, '21')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 2, '80')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 4, '1100')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 6, '1100')::chll FROM chll_io_s;
+-- an index's sketch may cap its overflow array below one entry per bucket
+-- (abtree's sketch_buckets of 1024 and 2048): any capacity from 16 to the
+-- space the layout keeps is valid, and the entries in use stay within it
+SELECT chll_t_patch(small, 4, '0f00')::chll FROM chll_io_s;
+SELECT chll_estimate(chll_t_patch(chll_create(32), 4, '1400')::chll) AS capped_20_of_32;
+SELECT chll_t_patch(chll_t_patch(chll_create(32), 4, '1400')::chll, 6, '1500')::chll;
 SELECT chll_t_patch(small, 8, '02')::chll FROM chll_io_s;
 SELECT chll_t_patch(small, 15, 'ff')::chll FROM chll_io_s;
 -- buckets and counters

@@ -34,7 +34,7 @@
 
 static relopt_kind abt_relopt_kind;
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
-static relopt_parse_elt abt_relopt_tab[4];
+static relopt_parse_elt abt_relopt_tab[5];
 
 /* Entry i of the parse table: the option's name, type and offset */
 static void
@@ -63,18 +63,35 @@ abt_init_reloptions(void)
 	add_bool_reloption(abt_relopt_kind, "key_sketch",
 					   "With sketch on and two or three key columns, also keeps a sketch of whole keys (distinct combinations); takes effect at the next build or REINDEX",
 					   true, AccessExclusiveLock);
+	add_int_reloption(abt_relopt_kind, "sketch_buckets",
+					  "Buckets of each distinct-value sketch, a power of two: more are more accurate and larger; takes effect at the next build or REINDEX",
+					  1 << ABT_SKETCH_DEFAULT_LOG2M, 1 << ABT_SKETCH_MIN_LOG2M,
+					  1 << ABT_SKETCH_MAX_LOG2M, AccessExclusiveLock);
 	abt_relopt_entry(0, "fillfactor", RELOPT_TYPE_INT, offsetof(AbtOptions, fillfactor));
 	abt_relopt_entry(1, "weight_column", RELOPT_TYPE_STRING, offsetof(AbtOptions, weight_column));
 	abt_relopt_entry(2, "sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, sketch));
 	abt_relopt_entry(3, "key_sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, key_sketch));
+	abt_relopt_entry(4, "sketch_buckets", RELOPT_TYPE_INT, offsetof(AbtOptions, sketch_buckets));
 }
 
 static bytea *
 abtoptions(Datum reloptions, bool validate)
 {
-	return (bytea *) build_reloptions(reloptions, validate, abt_relopt_kind,
-									  sizeof(AbtOptions), abt_relopt_tab,
-									  lengthof(abt_relopt_tab));
+	AbtOptions *opts = (AbtOptions *) build_reloptions(reloptions, validate, abt_relopt_kind,
+													   sizeof(AbtOptions), abt_relopt_tab,
+													   lengthof(abt_relopt_tab));
+
+	/* PostgreSQL checked the range; that it is a power of two is ours */
+	if (opts && (opts->sketch_buckets & (opts->sketch_buckets - 1)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for abtree option \"sketch_buckets\": %d",
+						opts->sketch_buckets),
+				 errdetail("The bucket count must be a power of two from %d to %d.",
+						   1 << ABT_SKETCH_MIN_LOG2M, 1 << ABT_SKETCH_MAX_LOG2M),
+				 errhint("The default, %d, keeps the mean ratio error of an estimate near 1.02; each doubling divides the error by about 1.4 and adds sketch pages (src/hll/README).",
+						 1 << ABT_SKETCH_DEFAULT_LOG2M)));
+	return (bytea *) opts;
 }
 
 static bool

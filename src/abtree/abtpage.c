@@ -99,8 +99,10 @@ abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta)
 						RelationGetRelationName(rel))));
 	/*
 	 * Version 3 only adds key sketches, which a version-2 index cannot have
-	 * (abt_sketch_slot_is_key): it reads as it was.  A library of version 2
-	 * refuses version 3, rather than take a key sketch for a fourth column.
+	 * (abt_sketch_slot_is_key); version 4 only the bucket count of the
+	 * sketches, 0 before it, which reads as the 512 they had.  An older
+	 * index reads as it was.  An older library refuses a newer index rather
+	 * than take a key sketch for a fourth column or misplace sketch pages.
 	 */
 	if (meta->version < ABT_MIN_VERSION || meta->version > ABT_VERSION)
 		ereport(ERROR,

@@ -36,7 +36,8 @@
 /* Metapage */
 #define ABT_METAPAGE			0
 #define ABT_MAGIC				0xAB7EE5A1
-#define ABT_VERSION				3	/* 2: sketches keep exact sets; 3: key sketches */
+#define ABT_VERSION				4	/* 2: sketches keep exact sets; 3: key sketches;
+										 * 4: sketch_buckets */
 #define ABT_MIN_VERSION			2	/* the oldest this library reads */
 
 #define ABT_META_WEIGHTED		0x0001	/* leaf tuples carry a weight */
@@ -51,6 +52,7 @@ typedef struct AbtMetaPageData
 	AttrNumber	weight_attno;	/* index attribute of the weight, or 0 */
 	uint16		sketch_mask;	/* bit k: key column k has a sketch */
 	BlockNumber sketch_start;	/* first sketch page (abtsketch.c) */
+	uint8		sketch_log2m;	/* version 4: buckets 2^n per sketch; before, 0 (512) */
 } AbtMetaPageData;
 
 #define AbtPageGetMeta(page) ((AbtMetaPageData *) PageGetContents(page))
@@ -163,6 +165,7 @@ typedef struct AbtOptions
 	int			weight_column;	/* offset of the string, 0 if not set */
 	bool		sketch;			/* keep a distinct-value sketch per key column */
 	bool		key_sketch;		/* and one of whole keys (2-3 key columns) */
+	int			sketch_buckets; /* buckets per sketch, a power of two */
 } AbtOptions;
 
 #define ABT_DEFAULT_FILLFACTOR	90
@@ -229,6 +232,7 @@ typedef struct AbtIndexInfo
 	bool		sketch_loaded;
 	uint16		sketch_mask;
 	BlockNumber sketch_start;
+	int			sketch_log2m;	/* buckets per sketch: 2^sketch_log2m */
 	FmgrInfo	sketch_hash[4];	/* ABT_SKETCH_MAX_COLS */
 } AbtIndexInfo;
 
@@ -525,20 +529,56 @@ abt_leaf_note_xid(Page page, TransactionId xid)
  */
 #include "hll/chll.h"
 
-#define ABT_SKETCH_LOG2M		9
+#define ABT_SKETCH_MIN_LOG2M	CHLL_MIN_LOG2M	/* reloption sketch_buckets: 16 */
+#define ABT_SKETCH_DEFAULT_LOG2M 9	/* 512 */
+#define ABT_SKETCH_MAX_LOG2M	11	/* 2,048 */
 #define ABT_SKETCH_MAX_COLS		4
 #define ABT_SKETCH_KEY_SLOT		(ABT_SKETCH_MAX_COLS - 1)	/* of 2-3 column keys */
 #define ABT_SKETCH_SPACE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(AbtPageOpaqueData)))
 #define ABT_SKETCH_PER_CHUNK	(ABT_SKETCH_SPACE / (4 + 32))	/* CHLL_BUCKET_SIZE */
-#define ABT_SKETCH_NCHUNKS \
-	(((1 << ABT_SKETCH_LOG2M) + ABT_SKETCH_PER_CHUNK - 1) / ABT_SKETCH_PER_CHUNK)
-#define ABT_SKETCH_GROUPS		CHLL_SET_GROUPS(ABT_SKETCH_LOG2M)
+/* overflow entries the head page holds after the header (CHLL_HEADER_SIZE) */
+#define ABT_SKETCH_HEAD_ENTRIES	((ABT_SKETCH_SPACE - 24) / 8)	/* CHLL_ENTRY_SIZE */
+#define ABT_SKETCH_NCHUNKS(log2m) \
+	(((1 << (log2m)) + ABT_SKETCH_PER_CHUNK - 1) / ABT_SKETCH_PER_CHUNK)
+#define ABT_SKETCH_GROUPS(log2m)	CHLL_SET_GROUPS(log2m)
 #define ABT_SKETCH_GROUPS_PER_PAGE	(ABT_SKETCH_SPACE / CHLL_SET_GROUP_SIZE)
-#define ABT_SKETCH_SETPAGES \
-	((ABT_SKETCH_GROUPS + ABT_SKETCH_GROUPS_PER_PAGE - 1) / ABT_SKETCH_GROUPS_PER_PAGE)
-#define ABT_SKETCH_FIRST_SETPAGE	(1 + ABT_SKETCH_NCHUNKS)
-#define ABT_SKETCH_PAGES		(1 + ABT_SKETCH_NCHUNKS + ABT_SKETCH_SETPAGES)
+#define ABT_SKETCH_SETPAGES(log2m) \
+	((ABT_SKETCH_GROUPS(log2m) + ABT_SKETCH_GROUPS_PER_PAGE - 1) / ABT_SKETCH_GROUPS_PER_PAGE)
+#define ABT_SKETCH_PAGES(log2m) \
+	(1 + ABT_SKETCH_NCHUNKS(log2m) + ABT_SKETCH_SETPAGES(log2m))
+/* array bounds: the largest bucket count */
+#define ABT_SKETCH_MAX_NCHUNKS	ABT_SKETCH_NCHUNKS(ABT_SKETCH_MAX_LOG2M)
+#define ABT_SKETCH_MAX_GROUPS	ABT_SKETCH_GROUPS(ABT_SKETCH_MAX_LOG2M)
+#define ABT_SKETCH_MAX_PAGES	ABT_SKETCH_PAGES(ABT_SKETCH_MAX_LOG2M)
+
+/*
+ * Where the pages of one sketch are, for the index's bucket count: the head
+ * page (chll header and overflow array), chunk pages 1..nchunks of whole
+ * bucket records, then the set pages from first_setpage on.
+ */
+typedef struct AbtSketchLayout
+{
+	int			log2m;
+	int			nchunks;
+	int			groups;			/* groups of the exact set */
+	int			setpages;
+	int			first_setpage;
+	int			pages;
+	int			capacity;		/* overflow entries: one per bucket if they fit */
+} AbtSketchLayout;
+
+static inline void
+abt_sketch_layout(int log2m, AbtSketchLayout *lay)
+{
+	lay->log2m = log2m;
+	lay->nchunks = ABT_SKETCH_NCHUNKS(log2m);
+	lay->groups = ABT_SKETCH_GROUPS(log2m);
+	lay->setpages = ABT_SKETCH_SETPAGES(log2m);
+	lay->first_setpage = 1 + lay->nchunks;
+	lay->pages = ABT_SKETCH_PAGES(log2m);
+	lay->capacity = Min(chll_overflow_capacity(log2m), ABT_SKETCH_HEAD_ENTRIES);
+}
 
 typedef struct AbtSketchHashes
 {
@@ -549,35 +589,37 @@ typedef struct AbtSketchHashes
 typedef struct AbtSketchCol
 {
 	int			k;				/* key column */
-	Buffer		bufs[ABT_SKETCH_PAGES]; /* head, chunks, set pages; or InvalidBuffer */
+	Buffer		bufs[ABT_SKETCH_MAX_PAGES];	/* head, chunks, set pages; or InvalidBuffer */
 	ChllView	view;
 	bool		changed;
-	uint8		dirty[(1 << ABT_SKETCH_LOG2M) / 8];	/* changed buckets */
+	uint8		dirty[(1 << ABT_SKETCH_MAX_LOG2M) / 8];	/* changed buckets */
 	uint8		hdr_before[24];	/* CHLL_HEADER_SIZE: the header at lock time */
 	int			snap_bucket;	/* the bucket saved in bucket_before, or -1 */
 	uint8		bucket_before[4 + 32];	/* CHLL_BUCKET_SIZE */
-	uint8		set_dirty[(ABT_SKETCH_GROUPS + 7) / 8];	/* changed set groups */
+	uint8		set_dirty[(ABT_SKETCH_MAX_GROUPS + 7) / 8];	/* changed set groups */
 	int			snap_group;		/* the group saved in group_before, or -1 */
 	/* from here on written before read (not cleared per operation) */
-	uint16		idx[ABT_SKETCH_NCHUNKS][ABT_SKETCH_PER_CHUNK + 1];	/* count, then indexes */
+	uint16		idx[ABT_SKETCH_MAX_NCHUNKS][ABT_SKETCH_PER_CHUNK + 1];	/* count, then indexes */
 	uint8		group_before[CHLL_SET_GROUP_SIZE];	/* if snap_group >= 0 */
 	/* WAL data (abt_sketch_xlog_register): runs built here */
 	uint8		head_runs[1 + 2 * 24 + 4 + 4];
 	uint8		bucket_runs[1 + 2 * (4 + 32) + 4];
-	uint16		full_runs[1 << ABT_SKETCH_LOG2M][2];	/* (offset, length) */
+	uint16		full_runs[1 << ABT_SKETCH_MAX_LOG2M][2];	/* (offset, length) */
 	uint8		group_runs[1 + 2 * CHLL_SET_GROUP_SIZE + 4];
-	uint16		group_full_runs[ABT_SKETCH_GROUPS][2];
+	uint16		group_full_runs[ABT_SKETCH_MAX_GROUPS][2];
 } AbtSketchCol;
 
 typedef struct AbtSketchOp	/* also declared above, for abtxlog.c */
 {
 	Relation	rel;
+	AbtSketchLayout lay;		/* the index's, the same for every column */
 	int			ncols;
 	int			problems;		/* removals of values the sketch did not hold */
 	AbtSketchCol cols[ABT_SKETCH_MAX_COLS];
 } AbtSketchOp;
 
 extern uint16 abt_sketch_columns(Relation index);
+extern void abt_sketch_init(uint8 *sk, int log2m);
 extern AbtIndexInfo *abt_sketch_info(Relation rel);
 extern bool abt_sketch_has_column(Relation rel, int k);
 extern bool abt_sketch_has_key(Relation rel);

@@ -40,11 +40,15 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-StaticAssertDecl(CHLL_HEADER_SIZE + (1 << ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE <=
-				 ABT_SKETCH_SPACE, "the head page holds header and overflow array");
-StaticAssertDecl(ABT_SKETCH_NCHUNKS <= CHLL_VIEW_MAX_CHUNKS, "too many chunks");
-StaticAssertDecl(ABT_SKETCH_SETPAGES <= CHLL_VIEW_MAX_CHUNKS, "too many set pages");
+StaticAssertDecl(CHLL_HEADER_SIZE + (1 << ABT_SKETCH_DEFAULT_LOG2M) * CHLL_ENTRY_SIZE <=
+				 ABT_SKETCH_SPACE, "the head page holds one entry per bucket by default");
+StaticAssertDecl(ABT_SKETCH_HEAD_ENTRIES == (ABT_SKETCH_SPACE - CHLL_HEADER_SIZE) / CHLL_ENTRY_SIZE,
+				 "header and entry sizes");
+StaticAssertDecl(ABT_SKETCH_MAX_NCHUNKS <= CHLL_VIEW_MAX_CHUNKS, "too many chunks");
+StaticAssertDecl(ABT_SKETCH_SETPAGES(ABT_SKETCH_MAX_LOG2M) <= CHLL_VIEW_MAX_CHUNKS,
+				 "too many set pages");
 StaticAssertDecl(ABT_SKETCH_GROUPS_PER_PAGE >= 1, "a set group fits a page");
+StaticAssertDecl(ABT_SKETCH_MAX_LOG2M <= CHLL_MAX_LOG2M, "a bucket count chll has");
 
 /* Redo data of a head page: the header, then changed entries lo..hi-1 */
 typedef struct AbtSketchHeadData
@@ -93,6 +97,32 @@ abt_sketch_columns(Relation index)
 }
 
 /*
+ * log2 of the bucket count a build gives the sketches: reloption
+ * sketch_buckets (abtoptions checked it is a power of two in range).  An
+ * index keeps the count it was built with (the metapage); ALTER INDEX SET
+ * takes effect at REINDEX.
+ */
+static int
+abt_sketch_build_log2m(Relation index)
+{
+	AbtOptions *opts = (AbtOptions *) index->rd_options;
+
+	if (opts == NULL || opts->sketch_buckets <= 0)
+		return ABT_SKETCH_DEFAULT_LOG2M;
+	return pg_leftmost_one_pos32((uint32) opts->sketch_buckets);
+}
+
+/* An empty sketch as an index keeps it: its overflow array fits the head page */
+void
+abt_sketch_init(uint8 *sk, int log2m)
+{
+	AbtSketchLayout lay;
+
+	abt_sketch_layout(log2m, &lay);
+	chll_init_capacity(sk, log2m, lay.capacity);
+}
+
+/*
  * Is slot k the key sketch?  Only an index with fewer key columns than
  * slots has one, in the last slot, which no column of it can use; so an
  * index built before key sketches existed reads as it was.
@@ -134,7 +164,7 @@ abt_sketch_first_page(AbtIndexInfo *info, int k)
 {
 	int			rank = pg_popcount32(info->sketch_mask & ((1 << k) - 1));
 
-	return info->sketch_start + rank * ABT_SKETCH_PAGES;
+	return info->sketch_start + rank * ABT_SKETCH_PAGES(info->sketch_log2m);
 }
 
 /*
@@ -167,6 +197,15 @@ abt_sketch_info(Relation rel)
 			fmgr_info_copy(&info->sketch_hash[k], hash[k], rel->rd_indexcxt);
 	info->sketch_mask = meta.sketch_mask;
 	info->sketch_start = meta.sketch_start;
+	/* before version 4 every sketch had 512 buckets */
+	info->sketch_log2m = meta.sketch_log2m != 0 ? meta.sketch_log2m : 9;
+	if (info->sketch_log2m < ABT_SKETCH_MIN_LOG2M || info->sketch_log2m > ABT_SKETCH_MAX_LOG2M)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has sketches of 2^%d buckets, not %d to %d",
+						RelationGetRelationName(rel), info->sketch_log2m,
+						1 << ABT_SKETCH_MIN_LOG2M, 1 << ABT_SKETCH_MAX_LOG2M),
+				 errhint("REINDEX the index.")));
 	info->sketch_loaded = true;
 	return info;
 }
@@ -230,42 +269,43 @@ abt_sketch_init_page(Page page, int k, int chunk, const uint8 *bytes, Size len)
 
 /* Set page s (0-based): its first group and how many it holds */
 static inline int
-abt_sketch_set_groups(int s, int *first)
+abt_sketch_set_groups(const AbtSketchLayout *lay, int s, int *first)
 {
 	*first = s * ABT_SKETCH_GROUPS_PER_PAGE;
-	return Min(ABT_SKETCH_GROUPS_PER_PAGE, ABT_SKETCH_GROUPS - *first);
+	return Min(ABT_SKETCH_GROUPS_PER_PAGE, lay->groups - *first);
 }
 
 static inline Size
-abt_sketch_group_off(int g)
+abt_sketch_group_off(const AbtSketchLayout *lay, int g)
 {
-	return chll_set_offset(ABT_SKETCH_LOG2M) + (Size) g * CHLL_SET_GROUP_SIZE;
+	return chll_set_offset(lay->log2m) + (Size) g * CHLL_SET_GROUP_SIZE;
 }
 
 /*
  * Pages of one sketch from its flat bytes: chunk 0 is the head page
  * (header and overflow array), chunks 1.. the bucket records, and from
- * ABT_SKETCH_FIRST_SETPAGE on the groups of the exact set.
+ * lay->first_setpage on the groups of the exact set.
  */
 static void
-abt_sketch_fill_page(Page page, int k, int chunk, const uint8 *sk)
+abt_sketch_fill_page(Page page, const AbtSketchLayout *lay, int k, int chunk, const uint8 *sk)
 {
-	int			m = 1 << ABT_SKETCH_LOG2M;
+	int			m = 1 << lay->log2m;
 	int			first,
 				n;
 
-	if (chunk >= ABT_SKETCH_FIRST_SETPAGE)
+	if (chunk >= lay->first_setpage)
 	{
-		n = abt_sketch_set_groups(chunk - ABT_SKETCH_FIRST_SETPAGE, &first);
-		abt_sketch_init_page(page, k, chunk, sk + abt_sketch_group_off(first),
+		n = abt_sketch_set_groups(lay, chunk - lay->first_setpage, &first);
+		abt_sketch_init_page(page, k, chunk, sk + abt_sketch_group_off(lay, first),
 							 (Size) n * CHLL_SET_GROUP_SIZE);
 		return;
 	}
 	if (chunk == 0)
 	{
 		PGAlignedBlock tmp;
-		Size		ovf = (Size) chll_overflow_capacity(ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE;
+		Size		ovf = (Size) lay->capacity * CHLL_ENTRY_SIZE;
 
+		Assert(chll_get16(sk + CHLL_OFF_OVF_CAPACITY) == lay->capacity);
 		memcpy(tmp.data, sk, CHLL_HEADER_SIZE);
 		memcpy(tmp.data + CHLL_HEADER_SIZE,
 			   sk + CHLL_HEADER_SIZE + (Size) m * CHLL_BUCKET_SIZE, ovf);
@@ -290,23 +330,28 @@ abt_sketch_write_pages(Relation index, ForkNumber fork, AbtSketchBuild *sb,
 					   AbtMetaPageData *meta)
 {
 	uint16		mask = abt_sketch_columns(index);
-	uint8	   *empty = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
+	AbtSketchLayout lay;
+	uint8	   *empty;
 
-	chll_init(empty, ABT_SKETCH_LOG2M);
+	abt_sketch_layout(abt_sketch_build_log2m(index), &lay);
+	empty = palloc(chll_sketch_size(lay.log2m));
+	abt_sketch_init(empty, lay.log2m);
 	meta->sketch_mask = mask;
 	meta->sketch_start = InvalidBlockNumber;
+	meta->sketch_log2m = lay.log2m;
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
 	{
 		if ((mask & (1 << k)) == 0)
 			continue;
-		for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+		for (int c = 0; c < lay.pages; c++)
 		{
 			Buffer		buf = abt_new_buffer_fork(index, fork);
 
 			if (meta->sketch_start == InvalidBlockNumber)
 				meta->sketch_start = BufferGetBlockNumber(buf);
 			START_CRIT_SECTION();
-			abt_sketch_fill_page(BufferGetPage(buf), k, c, (sb && sb->sk[k]) ? sb->sk[k] : empty);
+			abt_sketch_fill_page(BufferGetPage(buf), &lay, k, c,
+								 (sb && sb->sk[k]) ? sb->sk[k] : empty);
 			MarkBufferDirty(buf);
 			if (fork == INIT_FORKNUM)
 				log_newpage_buffer(buf, true);
@@ -322,6 +367,7 @@ AbtSketchBuild *
 abt_sketch_build_begin(Relation index)
 {
 	uint16		mask = abt_sketch_columns(index);
+	int			log2m = abt_sketch_build_log2m(index);
 	AbtSketchBuild *sb = palloc0(sizeof(AbtSketchBuild));
 
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
@@ -330,8 +376,8 @@ abt_sketch_build_begin(Relation index)
 
 		if ((mask & (1 << k)) == 0)
 			continue;
-		sb->sk[k] = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
-		chll_init(sb->sk[k], ABT_SKETCH_LOG2M);
+		sb->sk[k] = palloc(chll_sketch_size(log2m));
+		abt_sketch_init(sb->sk[k], log2m);
 		if (abt_sketch_slot_is_key(index, k))
 			continue;
 		tce = lookup_type_cache(TupleDescAttr(RelationGetDescr(index), k)->atttypid,
@@ -387,8 +433,8 @@ abt_sketch_view_chunk(AbtSketchCol *c, int chunk)
  * whose bytes are saved for WAL of what changed.
  */
 static void
-abt_sketch_lock_set(AbtSketchCol *c, Relation rel, BlockNumber first,
-					const AbtSketchHashes *one)
+abt_sketch_lock_set(AbtSketchCol *c, const AbtSketchLayout *lay, Relation rel,
+					BlockNumber first, const AbtSketchHashes *one)
 {
 	int			g = -1;
 
@@ -396,11 +442,11 @@ abt_sketch_lock_set(AbtSketchCol *c, Relation rel, BlockNumber first,
 	{
 		if (chll_set_lost(abt_sketch_data(BufferGetPage(c->bufs[0]))))
 			return;
-		g = chll_set_group_of(one->hash[c->k], ABT_SKETCH_LOG2M);
+		g = chll_set_group_of(one->hash[c->k], lay->log2m);
 	}
-	for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
+	for (int s = 0; s < lay->setpages; s++)
 	{
-		int			page = ABT_SKETCH_FIRST_SETPAGE + s;
+		int			page = lay->first_setpage + s;
 
 		if (g >= 0 && g / ABT_SKETCH_GROUPS_PER_PAGE != s)
 			continue;
@@ -430,12 +476,14 @@ static void
 abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, bool narrow)
 {
 	AbtIndexInfo *info = abt_sketch_info(rel);
+	const AbtSketchLayout *lay = &op->lay;
 
 	/*
-	 * Not a memset of the whole op (4.5kB per insert): the per-chunk index
-	 * lists are filled by abt_sketch_mark_dirty before anything reads them.
+	 * Not a memset of the whole op (tens of kB): the per-chunk index lists
+	 * are filled by abt_sketch_mark_dirty before anything reads them.
 	 */
 	op->rel = rel;
+	abt_sketch_layout(info->sketch_log2m, &op->lay);
 	op->ncols = 0;
 	op->problems = 0;
 	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
@@ -459,16 +507,16 @@ abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, 
 		c->snap_group = -1;
 		all = one == NULL || (!narrow &&
 							  chll_get16(hdr + CHLL_OFF_OVF_USED) >= chll_get16(hdr + CHLL_OFF_OVF_CAPACITY));
-		for (int chunk = 1; chunk < ABT_SKETCH_FIRST_SETPAGE; chunk++)
+		for (int chunk = 1; chunk < lay->first_setpage; chunk++)
 		{
 			if (!all &&
-				chll_hash_bucket(one->hash[k], ABT_SKETCH_LOG2M) / ABT_SKETCH_PER_CHUNK != chunk - 1)
+				chll_hash_bucket(one->hash[k], lay->log2m) / ABT_SKETCH_PER_CHUNK != chunk - 1)
 				continue;
 			c->bufs[chunk] = abt_sketch_lock_page(rel, first + chunk, BUFFER_LOCK_EXCLUSIVE);
 		}
-		abt_sketch_lock_set(c, rel, first, one);
+		abt_sketch_lock_set(c, lay, rel, first, one);
 
-		c->view.log2m = ABT_SKETCH_LOG2M;
+		c->view.log2m = lay->log2m;
 		c->view.hdr = hdr;
 		c->view.ovf = hdr + CHLL_HEADER_SIZE;
 		c->view.per_chunk = ABT_SKETCH_PER_CHUNK;
@@ -478,12 +526,12 @@ abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, 
 		c->view.ovf_lo = PG_INT32_MAX;
 		c->view.set_range[0] = CHLL_SET_SLOTS;
 		c->view.set_range[1] = -1;
-		for (int chunk = 1; chunk < ABT_SKETCH_FIRST_SETPAGE; chunk++)
+		for (int chunk = 1; chunk < lay->first_setpage; chunk++)
 			if (BufferIsValid(c->bufs[chunk]))
 				abt_sketch_view_chunk(c, chunk);
 		if (one)
 		{
-			int			b = chll_hash_bucket(one->hash[k], ABT_SKETCH_LOG2M);
+			int			b = chll_hash_bucket(one->hash[k], lay->log2m);
 
 			c->snap_bucket = b;
 			memcpy(c->bucket_before,
@@ -511,6 +559,7 @@ void
 abt_sketch_none(AbtSketchOp *op, Relation rel)
 {
 	op->rel = rel;
+	abt_sketch_layout(ABT_SKETCH_DEFAULT_LOG2M, &op->lay);
 	op->ncols = 0;
 	op->problems = 0;
 }
@@ -539,10 +588,10 @@ abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add)
 
 /* Has a group on set page s changed? */
 static bool
-abt_sketch_set_page_changed(AbtSketchCol *c, int s)
+abt_sketch_set_page_changed(const AbtSketchLayout *lay, AbtSketchCol *c, int s)
 {
 	int			first;
-	int			n = abt_sketch_set_groups(s, &first);
+	int			n = abt_sketch_set_groups(lay, s, &first);
 
 	for (int g = first; g < first + n; g++)
 		if (c->set_dirty[g / 8] & (1 << (g % 8)))
@@ -558,15 +607,17 @@ abt_sketch_set_page_changed(AbtSketchCol *c, int s)
 void
 abt_sketch_mark_dirty(AbtSketchOp *op)
 {
+	const AbtSketchLayout *lay = &op->lay;
+
 	for (int i = 0; i < op->ncols; i++)
 	{
 		AbtSketchCol *c = &op->cols[i];
 
 		if (!c->changed)
 			continue;
-		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+		for (int chunk = 0; chunk < lay->nchunks; chunk++)
 			c->idx[chunk][0] = 0;
-		for (int byte = 0; byte < (int) sizeof(c->dirty); byte++)
+		for (int byte = 0; byte < (1 << lay->log2m) / 8; byte++)
 		{
 			if (c->dirty[byte] == 0)
 				continue;
@@ -581,12 +632,12 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 			}
 		}
 		MarkBufferDirty(c->bufs[0]);
-		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+		for (int chunk = 0; chunk < lay->nchunks; chunk++)
 			if (c->idx[chunk][0] > 0)
 				MarkBufferDirty(c->bufs[chunk + 1]);
-		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
-			if (abt_sketch_set_page_changed(c, s))
-				MarkBufferDirty(c->bufs[ABT_SKETCH_FIRST_SETPAGE + s]);
+		for (int s = 0; s < lay->setpages; s++)
+			if (abt_sketch_set_page_changed(lay, c, s))
+				MarkBufferDirty(c->bufs[lay->first_setpage + s]);
 	}
 }
 
@@ -594,7 +645,9 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 int
 abt_sketch_max_blocks(Relation rel)
 {
-	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * ABT_SKETCH_PAGES;
+	AbtIndexInfo *info = abt_sketch_info(rel);
+
+	return pg_popcount32(info->sketch_mask) * ABT_SKETCH_PAGES(info->sketch_log2m);
 }
 
 /*
@@ -604,7 +657,9 @@ abt_sketch_max_blocks(Relation rel)
 int
 abt_sketch_add_max_blocks(Relation rel)
 {
-	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) * (2 + ABT_SKETCH_NCHUNKS);
+	AbtIndexInfo *info = abt_sketch_info(rel);
+
+	return pg_popcount32(info->sketch_mask) * (2 + ABT_SKETCH_NCHUNKS(info->sketch_log2m));
 }
 
 int
@@ -616,9 +671,12 @@ abt_sketch_narrow_max_blocks(Relation rel)
 int
 abt_sketch_max_rdatas(Relation rel)
 {
-	return pg_popcount32(abt_sketch_info(rel)->sketch_mask) *
-		(2 + ABT_SKETCH_NCHUNKS + 2 * (1 << ABT_SKETCH_LOG2M) +
-		 ABT_SKETCH_SETPAGES + 2 * ABT_SKETCH_GROUPS);
+	AbtIndexInfo *info = abt_sketch_info(rel);
+	int			log2m = info->sketch_log2m;
+
+	return pg_popcount32(info->sketch_mask) *
+		(2 + ABT_SKETCH_NCHUNKS(log2m) + 2 * (1 << log2m) +
+		 ABT_SKETCH_SETPAGES(log2m) + 2 * ABT_SKETCH_GROUPS(log2m));
 }
 
 /*
@@ -735,14 +793,14 @@ abt_sketch_register_chunk(AbtSketchCol *c, int chunk, int block_id)
 
 /* A set page: the saved group's changed bytes, other groups whole */
 static void
-abt_sketch_register_set_page(AbtSketchCol *c, int s, int block_id)
+abt_sketch_register_set_page(const AbtSketchLayout *lay, AbtSketchCol *c, int s, int block_id)
 {
 	int			first;
-	int			n = abt_sketch_set_groups(s, &first);
+	int			n = abt_sketch_set_groups(lay, s, &first);
 	uint8	   *data = c->view.set[s];
 	int			len = 1;
 
-	XLogRegisterBuffer(block_id, c->bufs[ABT_SKETCH_FIRST_SETPAGE + s], REGBUF_STANDARD);
+	XLogRegisterBuffer(block_id, c->bufs[lay->first_setpage + s], REGBUF_STANDARD);
 	c->group_runs[0] = ABT_SKETCH_RUNS;
 	if (c->snap_group >= first && c->snap_group < first + n)
 	{
@@ -792,14 +850,14 @@ abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
 		if (!c->changed)
 			continue;
 		abt_sketch_register_head(c, block_id++);
-		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+		for (int chunk = 0; chunk < op->lay.nchunks; chunk++)
 		{
 			if (c->idx[chunk][0] > 0)
 				abt_sketch_register_chunk(c, chunk, block_id++);
 		}
-		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
-			if (abt_sketch_set_page_changed(c, s))
-				abt_sketch_register_set_page(c, s, block_id++);
+		for (int s = 0; s < op->lay.setpages; s++)
+			if (abt_sketch_set_page_changed(&op->lay, c, s))
+				abt_sketch_register_set_page(&op->lay, c, s, block_id++);
 	}
 	return block_id;
 }
@@ -814,12 +872,12 @@ abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn)
 		if (!c->changed)
 			continue;
 		PageSetLSN(BufferGetPage(c->bufs[0]), lsn);
-		for (int chunk = 0; chunk < ABT_SKETCH_NCHUNKS; chunk++)
+		for (int chunk = 0; chunk < op->lay.nchunks; chunk++)
 			if (c->idx[chunk][0] > 0)
 				PageSetLSN(BufferGetPage(c->bufs[chunk + 1]), lsn);
-		for (int s = 0; s < ABT_SKETCH_SETPAGES; s++)
-			if (abt_sketch_set_page_changed(c, s))
-				PageSetLSN(BufferGetPage(c->bufs[ABT_SKETCH_FIRST_SETPAGE + s]), lsn);
+		for (int s = 0; s < op->lay.setpages; s++)
+			if (abt_sketch_set_page_changed(&op->lay, c, s))
+				PageSetLSN(BufferGetPage(c->bufs[op->lay.first_setpage + s]), lsn);
 	}
 }
 
@@ -828,7 +886,7 @@ void
 abt_sketch_release(AbtSketchOp *op)
 {
 	for (int i = 0; i < op->ncols; i++)
-		for (int chunk = 0; chunk < ABT_SKETCH_PAGES; chunk++)
+		for (int chunk = 0; chunk < op->lay.pages; chunk++)
 			if (BufferIsValid(op->cols[i].bufs[chunk]))
 				UnlockReleaseBuffer(op->cols[i].bufs[chunk]);
 	if (op->problems > 0)
@@ -921,34 +979,38 @@ uint8 *
 abt_sketch_copy(Relation rel, int k)
 {
 	AbtIndexInfo *info;
-	Buffer		bufs[ABT_SKETCH_PAGES];
+	AbtSketchLayout lay;
+	Buffer		bufs[ABT_SKETCH_MAX_PAGES];
 	BlockNumber first;
 	uint8	   *sk;
-	int			m = 1 << ABT_SKETCH_LOG2M;
+	int			m;
 
 	if (!abt_sketch_has_column(rel, k))
 		return NULL;
 	info = abt_sketch_info(rel);
+	abt_sketch_layout(info->sketch_log2m, &lay);
+	m = 1 << lay.log2m;
 	first = abt_sketch_first_page(info, k);
-	sk = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
-	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+	/* zeroed: the overflow entries past the head page's capacity stay 0 */
+	sk = palloc0(chll_sketch_size(lay.log2m));
+	for (int c = 0; c < lay.pages; c++)
 		bufs[c] = abt_sketch_lock_page(rel, first + c, BUFFER_LOCK_SHARE);
-	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+	for (int c = 0; c < lay.pages; c++)
 	{
 		uint8	   *src = abt_sketch_data(BufferGetPage(bufs[c]));
 
-		if (c >= ABT_SKETCH_FIRST_SETPAGE)
+		if (c >= lay.first_setpage)
 		{
 			int			firstg;
-			int			n = abt_sketch_set_groups(c - ABT_SKETCH_FIRST_SETPAGE, &firstg);
+			int			n = abt_sketch_set_groups(&lay, c - lay.first_setpage, &firstg);
 
-			memcpy(sk + abt_sketch_group_off(firstg), src, (Size) n * CHLL_SET_GROUP_SIZE);
+			memcpy(sk + abt_sketch_group_off(&lay, firstg), src, (Size) n * CHLL_SET_GROUP_SIZE);
 		}
 		else if (c == 0)
 		{
 			memcpy(sk, src, CHLL_HEADER_SIZE);
 			memcpy(sk + CHLL_HEADER_SIZE + (Size) m * CHLL_BUCKET_SIZE, src + CHLL_HEADER_SIZE,
-				   (Size) chll_overflow_capacity(ABT_SKETCH_LOG2M) * CHLL_ENTRY_SIZE);
+				   (Size) lay.capacity * CHLL_ENTRY_SIZE);
 		}
 		else
 		{
@@ -959,7 +1021,7 @@ abt_sketch_copy(Relation rel, int k)
 				   (Size) n * CHLL_BUCKET_SIZE);
 		}
 	}
-	for (int c = 0; c < ABT_SKETCH_PAGES; c++)
+	for (int c = 0; c < lay.pages; c++)
 		UnlockReleaseBuffer(bufs[c]);
 
 	/*
@@ -967,9 +1029,9 @@ abt_sketch_copy(Relation rel, int k)
 	 * insert did not hold (chll_set.c); the flat form of a lost set is zero.
 	 */
 	if (chll_set_lost(sk))
-		memset(sk + chll_set_offset(ABT_SKETCH_LOG2M), 0, chll_set_size(ABT_SKETCH_LOG2M));
+		memset(sk + chll_set_offset(lay.log2m), 0, chll_set_size(lay.log2m));
 	/* ... and a sketch emptied without all its pages held keeps the flag */
 	if (chll_total(sk) == 0)
-		chll_init(sk, ABT_SKETCH_LOG2M);
+		abt_sketch_init(sk, lay.log2m);
 	return sk;
 }

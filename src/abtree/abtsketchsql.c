@@ -191,7 +191,7 @@ abt_sketch_bytea(Relation rel, int32 col, const char *name)
 		sk = abt_sketch_copy(rel, ABT_SKETCH_KEY_SLOT);
 	if (sk)
 	{
-		Size		len = chll_sketch_size(ABT_SKETCH_LOG2M);
+		Size		len = chll_sketch_size(chll_log2m(sk));
 
 		result = palloc(VARHDRSZ + len);
 		SET_VARSIZE(result, VARHDRSZ + len);

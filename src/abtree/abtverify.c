@@ -408,11 +408,11 @@ abt_verify_sketch_add(AbtVerifyState *vs, IndexTuple itup)
 static bool
 abt_verify_same_sketch(uint8 *stored, uint8 *fresh)
 {
-	Size		set = chll_set_offset(ABT_SKETCH_LOG2M);
+	Size		set = chll_set_offset(chll_log2m(stored));
 	bool		same;
 
 	if (chll_set_lost(stored) == chll_set_lost(fresh))
-		return memcmp(stored, fresh, chll_sketch_size(ABT_SKETCH_LOG2M)) == 0;
+		return memcmp(stored, fresh, chll_sketch_size(chll_log2m(stored))) == 0;
 	if (!chll_set_lost(stored))
 		return false;
 	fresh[CHLL_OFF_FLAGS] |= CHLL_FLAG_SET_LOST;
@@ -532,16 +532,19 @@ abtree_verify(PG_FUNCTION_ARGS)
 	 */
 	lockmode = vs.exact && !RecoveryInProgress() ? ShareLock : AccessShareLock;
 	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
-	vs.info = abt_index_info(vs.rel);
 	/* check what draws see: after crash recovery, after their one-time repair */
 	abt_recovery_check(vs.rel);
 	for (int k = 0; vs.exact && k < ABT_SKETCH_MAX_COLS; k++)
 	{
+		int			log2m = abt_sketch_info(vs.rel)->sketch_log2m;
+
 		if (!abt_sketch_has_column(vs.rel, k))
 			continue;
-		vs.fresh[k] = palloc(chll_sketch_size(ABT_SKETCH_LOG2M));
-		chll_init(vs.fresh[k], ABT_SKETCH_LOG2M);
+		vs.fresh[k] = palloc(chll_sketch_size(log2m));
+		abt_sketch_init(vs.fresh[k], log2m);
 	}
+	/* after abt_sketch_info's catalog look-ups, which may rebuild rd_amcache */
+	vs.info = abt_index_info(vs.rel);
 
 	abt_read_meta(vs.rel, &meta);
 	abt_verify_levels(&vs, &meta);

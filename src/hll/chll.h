@@ -78,6 +78,8 @@
 
 /* Overflow entries: uint16 bucket, uint8 z, uint8 zero, uint32 count */
 #define CHLL_ENTRY_SIZE			8
+/* The fewest entries a header may give the overflow array */
+#define CHLL_MIN_CAPACITY		16
 
 /*
  * The exact set, after the overflow array: chll_set_groups() groups of a
@@ -178,7 +180,7 @@ chll_total(const uint8 *sk)
  * [ovf_lo, ovf_hi), and the set slots written, [set_range[0],
  * set_range[1]] (what an index logs of an insert's one group).
  */
-#define CHLL_VIEW_MAX_CHUNKS	8
+#define CHLL_VIEW_MAX_CHUNKS	16
 
 typedef struct ChllView
 {
@@ -205,6 +207,7 @@ extern int	chll_overflow_capacity(int log2m);
 extern Size chll_set_offset(int log2m);
 extern Size chll_sketch_size(int log2m);
 extern void chll_init(uint8 *sk, int log2m);
+extern void chll_init_capacity(uint8 *sk, int log2m, int capacity);
 extern uint64 chll_mix64(uint64 x);
 extern ChllStatus chll_add_hash(uint8 *sk, uint64 hash);
 extern ChllStatus chll_remove_hash(uint8 *sk, uint64 hash);

@@ -40,7 +40,7 @@
 int
 chll_overflow_capacity(int log2m)
 {
-	return Max(16, 1 << log2m);
+	return Max(CHLL_MIN_CAPACITY, 1 << log2m);
 }
 
 /* The exact set comes after the overflow array (chll_set.c) */
@@ -58,21 +58,37 @@ chll_sketch_size(int log2m)
 
 /* The header of an empty sketch */
 static void
-init_header(uint8 *hdr, int log2m)
+init_header(uint8 *hdr, int log2m, int capacity)
 {
 	memset(hdr, 0, CHLL_HEADER_SIZE);
 	hdr[CHLL_OFF_VERSION] = CHLL_FORMAT_VERSION;
 	hdr[CHLL_OFF_LOG2M] = (uint8) log2m;
-	chll_put16(hdr + CHLL_OFF_OVF_CAPACITY, (uint16) chll_overflow_capacity(log2m));
+	chll_put16(hdr + CHLL_OFF_OVF_CAPACITY, (uint16) capacity);
 	chll_put64(hdr + CHLL_OFF_PRNG, CHLL_PRNG_SEED);
 }
 
 void
 chll_init(uint8 *sk, int log2m)
 {
+	chll_init_capacity(sk, log2m, chll_overflow_capacity(log2m));
+}
+
+/*
+ * An empty sketch whose overflow array may use only the first capacity
+ * entries (at least CHLL_MIN_CAPACITY, at most the space the layout keeps).
+ * An index whose head page cannot hold one entry per bucket uses this
+ * (src/abtree/README, "Sketches"); the layout and so the size stay those of
+ * the bucket count, the rest of the array stays zero.  Everything reads
+ * the capacity from the header, so a capped sketch behaves the same
+ * wherever it is copied.
+ */
+void
+chll_init_capacity(uint8 *sk, int log2m, int capacity)
+{
 	Assert(log2m >= CHLL_MIN_LOG2M && log2m <= CHLL_MAX_LOG2M);
+	Assert(capacity >= CHLL_MIN_CAPACITY && capacity <= chll_overflow_capacity(log2m));
 	memset(sk, 0, chll_sketch_size(log2m));
-	init_header(sk, log2m);
+	init_header(sk, log2m, capacity);
 }
 
 /* ----------------------------------------------------------------
@@ -567,11 +583,13 @@ view_reset(ChllView *v)
 {
 	int			m = 1 << v->log2m;
 	bool		lost = chll_set_lost(v->hdr);
+	int			capacity = chll_get16(v->hdr + CHLL_OFF_OVF_CAPACITY);
 
-	init_header(v->hdr, v->log2m);
+	/* the capacity stays: an index's head page holds only that many */
+	init_header(v->hdr, v->log2m, capacity);
 	chll_set_view_reset(v, lost);
-	memset(v->ovf, 0, (Size) chll_overflow_capacity(v->log2m) * CHLL_ENTRY_SIZE);
-	touch_entries(v, 0, chll_overflow_capacity(v->log2m));
+	memset(v->ovf, 0, (Size) capacity * CHLL_ENTRY_SIZE);
+	touch_entries(v, 0, capacity);
 	for (int i = 0; i < m; i++)
 	{
 		if (v->chunk[i / v->per_chunk] == NULL)

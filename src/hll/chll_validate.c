@@ -46,12 +46,15 @@ validate_header(const uint8 *sk, Size len, char *why, Size whylen)
 		INVALID("Header byte 3 is %d, more than %d.", sk[CHLL_OFF_LOSSY_Z], CHLL_SLOTS);
 	if (sk[CHLL_OFF_LOSSY_Z] != 0 && (sk[CHLL_OFF_FLAGS] & CHLL_FLAG_APPROX) == 0)
 		INVALID("The header says removals hit approximate counts, but no count is approximate.");
-	if (chll_get16(sk + CHLL_OFF_OVF_CAPACITY) != chll_overflow_capacity(log2m))
-		INVALID("The overflow capacity is %d, not %d.",
-				chll_get16(sk + CHLL_OFF_OVF_CAPACITY), chll_overflow_capacity(log2m));
-	if (ovf_used(sk) > chll_overflow_capacity(log2m))
+	/* below the layout's space only in an index's sketch (chll_init_capacity) */
+	if (chll_get16(sk + CHLL_OFF_OVF_CAPACITY) < CHLL_MIN_CAPACITY ||
+		chll_get16(sk + CHLL_OFF_OVF_CAPACITY) > chll_overflow_capacity(log2m))
+		INVALID("The overflow capacity is %d, not within %d..%d.",
+				chll_get16(sk + CHLL_OFF_OVF_CAPACITY), CHLL_MIN_CAPACITY,
+				chll_overflow_capacity(log2m));
+	if (ovf_used(sk) > chll_get16(sk + CHLL_OFF_OVF_CAPACITY))
 		INVALID("%d overflow entries are in use, more than the capacity of %d.",
-				ovf_used(sk), chll_overflow_capacity(log2m));
+				ovf_used(sk), chll_get16(sk + CHLL_OFF_OVF_CAPACITY));
 	return true;
 }
 

@@ -172,10 +172,11 @@ is($ret, 0, 'the pbtree index verifies') or diag($err);
 # ---- indexes of other on-disk versions ----
 my $checksums = $node->safe_psql('old', 'SHOW data_checksums') eq 'on';
 
-# Write version $v into the metapage of the index whose file is $path.
+# Write version $v into the metapage of the index whose file is $path, and
+# with $log2m defined, the sketches' bucket count (0 in versions before 4).
 sub write_meta_version
 {
-	my ($path, $v) = @_;
+	my ($path, $v, $log2m) = @_;
 	my $pgdata = $node->data_dir;
 	$node->stop;
 	command_ok([ 'pg_checksums', '--disable', '-D', $pgdata ],
@@ -185,6 +186,13 @@ sub write_meta_version
 	# the metapage's version: page header (24 bytes), then magic, then version
 	sysseek($fh, 24 + 4, 0) or die;
 	syswrite($fh, pack('V', $v), 4) == 4 or die;
+	# sketch_log2m: after root, level, flags, weight_attno, sketch_mask and
+	# sketch_start (AbtMetaPageData)
+	if (defined $log2m)
+	{
+		sysseek($fh, 24 + 28, 0) or die;
+		syswrite($fh, pack('C', $log2m), 1) == 1 or die;
+	}
 	close($fh);
 	command_ok([ 'pg_checksums', '--enable', '-D', $pgdata ], 'checksums back on') if $checksums;
 	$node->start;
@@ -193,7 +201,7 @@ sub write_meta_version
 write_meta_version($meta, 1);
 ($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
 isnt($ret, 0, 'a version-1 index is refused');
-like($err, qr/index "t_old" has abtree version 1, this library reads versions 2 to 3/, 'with its version');
+like($err, qr/index "t_old" has abtree version 1, this library reads versions 2 to 4/, 'with its version');
 like($err, qr/HINT:  REINDEX the index/, 'and a REINDEX hint');
 ($ret, $out, $err) = $node->psql('old', q{INSERT INTO t VALUES (30000, 1, 1, 'x')});
 like($err, qr/has abtree version 1/, 'inserts are refused too, not written into it');
@@ -209,7 +217,8 @@ is($ret, 0, 'and verifies') or diag($err);
 
 # Version 2 (before key sketches) reads as it was; a version newer than the
 # library's is refused, as a version-2 library refuses version 3 (an index
-# with key sketches), rather than take a key sketch for a fourth column.
+# with key sketches), rather than take a key sketch for a fourth column, and
+# a version-3 library refuses version 4 (sketch pages it would misplace).
 $meta = $node->safe_psql('old', q{SELECT pg_relation_filepath('t_old')});
 write_meta_version($meta, 2);
 is($node->safe_psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5}),
@@ -217,9 +226,17 @@ is($node->safe_psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WH
 ($ret, $out, $err) = $node->psql('old',
 	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
 is($ret, 0, 'and verifies') or diag($err);
-write_meta_version($meta, 4);
+# Version 3 (before sketch_buckets) had 512 buckets and a zero byte where
+# version 4 keeps the count
+write_meta_version($meta, 3, 0);
+is($node->safe_psql('old', q{SELECT (chll_info(abtree_sketch('t_old', 1))).buckets}),
+	'512', 'a version-3 index has sketches of 512 buckets');
+($ret, $out, $err) = $node->psql('old',
+	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
+is($ret, 0, 'and verifies') or diag($err);
+write_meta_version($meta, 5);
 ($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
-like($err, qr/index "t_old" has abtree version 4, this library reads versions 2 to 3/,
+like($err, qr/index "t_old" has abtree version 5, this library reads versions 2 to 4/,
 	'a newer version is refused');
 $node->safe_psql('old', 'REINDEX INDEX t_old');
 
