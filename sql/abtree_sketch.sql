@@ -275,6 +275,19 @@ SELECT (chll_info(abtree_sketch('skb_512', 1))).buckets AS after_reindex,
 SELECT pg_get_indexdef('skb_2048'::regclass);
 DROP TABLE skb;
 DROP FUNCTION skb_info();
+-- a partitioned index's sketch is the union of its partitions' (which
+-- inherit the reloption); partitions of different bucket counts have none
+CREATE TABLE skbp (a int) PARTITION BY RANGE (a);
+CREATE TABLE skbp_1 PARTITION OF skbp FOR VALUES FROM (0) TO (100);
+CREATE TABLE skbp_2 PARTITION OF skbp FOR VALUES FROM (100) TO (200);
+INSERT INTO skbp SELECT g % 200 FROM generate_series(1, 1000) g;
+CREATE INDEX skbp_idx ON skbp USING abtree (a) WITH (sketch_buckets = 64);
+SELECT round(chll_estimate(abtree_sketch('skbp_idx', 1))) AS of_200,
+       (chll_info(abtree_sketch('skbp_idx', 1))).buckets;
+ALTER INDEX skbp_2_a_idx SET (sketch_buckets = 128);
+REINDEX INDEX skbp_2_a_idx;
+SELECT abtree_sketch('skbp_idx', 1);
+DROP TABLE skbp;
 
 -- bad input
 SELECT abtree_sketch(NULL, 1);

@@ -13,15 +13,17 @@
  * An index on two or three key columns also keeps a sketch of its whole
  * keys, in the slot a fourth column would have (abt_sketch_slot_is_key).
  *
- * A sketch (512 buckets, 22,552 bytes: src/hll/README) is spread over one
- * head page (the chll header and the overflow array) and a few chunk pages
- * of whole bucket records.  An insert locks the head page and the one
- * chunk its bucket is on, unless the overflow array is full (then one
- * insert may move an entry of another bucket, so it locks all chunks).
- * Sketch pages come last in the lock order: whoever holds one asks for no
- * other lock but the next sketch page (head before chunks, columns in
- * order).  Records log the bytes that changed, so redo of each page needs
- * nothing but that page.
+ * A sketch (512 buckets by default, 16 to 2,048 with the reloption
+ * sketch_buckets: src/hll/README) is spread over one head page (the chll
+ * header and the overflow array, capped at what the page holds), a few
+ * chunk pages of whole bucket records and the pages of the exact set, as
+ * AbtSketchLayout says for the index's bucket count.  An insert locks the
+ * head page and the one chunk its bucket is on, unless the overflow array
+ * is full (then one insert may move an entry of another bucket, so it
+ * locks all chunks).  Sketch pages come last in the lock order: whoever
+ * holds one asks for no other lock but the next sketch page (head before
+ * chunks, columns in order).  Records log the bytes that changed, so redo
+ * of each page needs nothing but that page.
  *
  *-------------------------------------------------------------------------
  */

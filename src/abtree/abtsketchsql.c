@@ -222,6 +222,16 @@ abt_sketch_over_partitions(List *indexes, int32 col, const char *name)
 			missing = true;
 		else if (acc == (Datum) 0)
 			acc = PointerGetDatum(sk);
+		else if (chll_log2m((uint8 *) VARDATA_ANY(sk)) !=
+				 chll_log2m((uint8 *) VARDATA_ANY(DatumGetPointer(acc))))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the partitions of index \"%s\" keep sketches of different bucket counts",
+							name),
+					 errdetail("Partition index \"%s\" has %d buckets, an earlier one %d.",
+							   RelationGetRelationName(rel), 1 << chll_log2m((uint8 *) VARDATA_ANY(sk)),
+							   1 << chll_log2m((uint8 *) VARDATA_ANY(DatumGetPointer(acc)))),
+					 errhint("Give the partitions' indexes the same sketch_buckets and REINDEX them.")));
 		else
 			acc = DirectFunctionCall2(chll_union, acc, PointerGetDatum(sk));
 		index_close(rel, AccessShareLock);
