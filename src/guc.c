@@ -35,6 +35,7 @@ const char *const abt_guc_names[] = {
 	"abtree.pbtree_merge_threshold",
 	"abtree.range_selectivity",
 	"abtree.sketch_ndistinct",
+	"abtree.sketch_rebuild",
 	"abtree.swr_batch_size",
 	"abtree.swr_index",
 	"abtree.swr_where",
@@ -193,6 +194,15 @@ abt_define_gucs(void)
 							 "Gives the planner the number of distinct values of columns from the sketches abtree indexes keep.",
 							 "For a column that is a key column of a valid, non-partial abtree index with a sketch (reloption sketch, on by default), n_distinct comes from the sketch, which inserts and VACUUM keep current; also for columns ANALYZE has not seen. See the view abtree_column_ndistinct.",
 							 &abt_sketch_ndistinct,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.sketch_rebuild",
+							 "Lets VACUUM rebuild an abtree sketch that gave its exact list of values up once the column is small again.",
+							 "When a sketch's exact set was given up (more distinct values than it holds) and its counters now say the column has few enough values for one, VACUUM rebuilds the sketch from the index's entries if it can lock the table against writers at once (ShareLock, not waited for); writers that come meanwhile wait for the scan.",
+							 &abt_sketch_rebuild,
 							 true,
 							 PGC_USERSET,
 							 0,

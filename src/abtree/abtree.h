@@ -473,6 +473,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define ABT_PAGES_NEWROOT		2
 #define ABT_PAGES_FIRSTROOT		3
 #define ABT_PAGES_PBT_DIRECTORY	4	/* pbtree: a partition directory change */
+#define ABT_PAGES_SKETCH		5	/* a sketch rebuilt by VACUUM (abtsketchrebuild.c) */
 
 extern void abt_xlog_insert_leaf(Buffer buf, OffsetNumber off, IndexTuple itup);
 extern void abt_xlog_reserve(Relation rel, int nblocks, int ndatas);
@@ -620,6 +621,10 @@ typedef struct AbtSketchOp	/* also declared above, for abtxlog.c */
 
 extern uint16 abt_sketch_columns(Relation index);
 extern void abt_sketch_init(uint8 *sk, int log2m);
+extern BlockNumber abt_sketch_first_page(AbtIndexInfo *info, int k);
+extern void abt_sketch_fill_page(Page page, const AbtSketchLayout *lay, int k, int chunk,
+								 const uint8 *sk);
+extern Buffer abt_sketch_lock_page(Relation rel, BlockNumber blkno, int mode);
 extern AbtIndexInfo *abt_sketch_info(Relation rel);
 extern bool abt_sketch_has_column(Relation rel, int k);
 extern bool abt_sketch_has_key(Relation rel);
@@ -655,6 +660,11 @@ extern bool abt_column_sketch_ndistinct(Oid relid, AttrNumber attnum, double *nd
 extern bool abt_key_sketch_ndistinct(Oid relid, const AttrNumber *attnums, int ncols,
 									 double *ndistinct);
 extern Buffer abt_new_buffer_fork(Relation rel, ForkNumber fork);
+
+/* abtsketchrebuild.c: VACUUM gives a small column's sketch its set back */
+extern bool abt_sketch_rebuild;
+extern int	abt_sketch_rebuild_small(Relation rel, BufferAccessStrategy strategy);
+extern void abt_sketch_overwrite(Relation rel, int k, const uint8 *sk);
 
 /* abtpage.c: leaf validity */
 extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);

@@ -161,7 +161,7 @@ abt_sketch_key_hash(const uint64 *hash, const bool *isnull, int nkeys)
 }
 
 /* First page of column k's sketch; the caller checked that it has one */
-static BlockNumber
+BlockNumber
 abt_sketch_first_page(AbtIndexInfo *info, int k)
 {
 	int			rank = pg_popcount32(info->sketch_mask & ((1 << k) - 1));
@@ -288,7 +288,7 @@ abt_sketch_group_off(const AbtSketchLayout *lay, int g)
  * (header and overflow array), chunks 1.. the bucket records, and from
  * lay->first_setpage on the groups of the exact set.
  */
-static void
+void
 abt_sketch_fill_page(Page page, const AbtSketchLayout *lay, int k, int chunk, const uint8 *sk)
 {
 	int			m = 1 << lay->log2m;
@@ -410,7 +410,7 @@ abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values, bool *is
 
 /* ---- changes ---- */
 
-static Buffer
+Buffer
 abt_sketch_lock_page(Relation rel, BlockNumber blkno, int mode)
 {
 	Buffer		buf = ReadBuffer(rel, blkno);

@@ -540,6 +540,8 @@ abt_register_analyze_hook(AbtAnalyzeHook hook)
 IndexBulkDeleteResult *
 abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
+	int			n;
+
 	abt_require_preload();
 	if (info->analyze_only)
 	{
@@ -555,6 +557,12 @@ abtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		abt_vacuum_scan(info, stats, NULL, NULL);
 	}
 	abt_repair_weights(info);
+	/* after the removals, so that the counters say how small the column is */
+	n = abt_sketch_rebuild_small(info->index, info->strategy);
+	if (n > 0)
+		ereport(info->message_level,
+				(errmsg("index \"%s\": %d distinct-value sketch(es) rebuilt with an exact set",
+						RelationGetRelationName(info->index), n)));
 	if (abt_analyze_hook)
 		abt_analyze_hook(info->index, false);
 	return stats;

@@ -123,6 +123,8 @@ abt_pages_reason(uint8 reason)
 			return "first root";
 		case ABT_PAGES_PBT_DIRECTORY:
 			return "pbtree directory";
+		case ABT_PAGES_SKETCH:
+			return "sketch rebuilt";
 	}
 	return "?";
 }
@@ -199,7 +201,10 @@ abt_xlog_set_weight(Buffer buf, OffsetNumber off, uint64 weight, Buffer *up, int
 	abt_xlog_path_lsn(up, nup, lsn);
 }
 
-/* Images of up to four pages, registered in the order they were locked. */
+/*
+ * Images of pages, registered in the order they were locked; more than
+ * XLR_NORMAL_MAX_BLOCK_ID (4) only after XLogEnsureRecordSpace.
+ */
 void
 abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 {
@@ -207,7 +212,7 @@ abt_xlog_pages(uint8 reason, Buffer *bufs, int nbufs)
 	XLogRecPtr	lsn;
 	int			i;
 
-	Assert(nbufs <= XLR_NORMAL_MAX_BLOCK_ID);
+	Assert(nbufs <= XLR_MAX_BLOCK_ID + 1);
 	xlrec.reason = reason;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));

@@ -1,5 +1,5 @@
 # pg_dump / pg_restore of a database with abtree indexes (weighted and
-# unweighted, sketch on and off, fillfactor, multi-column with DESC,
+# unweighted, sketch on and off, sketch_buckets, fillfactor, multi-column with DESC,
 # INCLUDE, partial), pbtree indexes of several partitions, a chll column and a CREATE STATISTICS object filled by
 # abtree_ndistinct_store (filled again by the first ANALYZE after the
 # restore): restored into a fresh database, every index
@@ -26,6 +26,7 @@ CREATE INDEX t_kw ON t USING abtree (k) INCLUDE (w) WITH (weight_column = 'w', f
 CREATE INDEX t_gk ON t USING abtree (g, k DESC) WITH (sketch = off);
 CREATE INDEX t_id ON t USING abtree (id) INCLUDE (g, w) WITH (weight_column = 'w', sketch = on);
 CREATE INDEX t_part ON t USING abtree (k) WHERE w > 6;
+CREATE INDEX t_wg ON t USING abtree (w, g) WITH (sketch_buckets = 2048);
 -- rows after the build, so that inserted entries are dumped too
 INSERT INTO t SELECT i, i % 997, i % 13, 'g' || (i % 50), NULL
   FROM generate_series(20001, 21000) i;
@@ -50,7 +51,7 @@ INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(90
 SELECT pbtree_merge('pb_k', 2);
 });
 
-my @indexes = qw(t_k t_kw t_gk t_id t_part);
+my @indexes = qw(t_k t_kw t_gk t_id t_part t_wg);
 my @pbt_indexes = qw(pb_k pb_sk);
 my $reloptions = q{SELECT string_agg(c.relname || ':' || coalesce(array_to_string(c.reloptions, ','), '') ||
   ':' || pg_get_indexdef(c.oid), E'\n' ORDER BY c.relname)
@@ -66,6 +67,8 @@ SELECT abtree_range_weight('t_k', 10, 20), abtree_range_weight('t_kw', 10, 20);
 SELECT entries, total_weight FROM abtree_stats('t_kw');
 SELECT entries, total_weight FROM abtree_stats('t_part');
 SELECT abtree_sketch('t_gk', 1) IS NULL, round(chll_estimate(abtree_sketch('t_k', 1)));
+SELECT (chll_info(s)).buckets, (chll_info(s)).overflow_capacity, round(chll_estimate(s))
+  FROM abtree_sketch('t_wg', 0) s;
 SELECT string_agg(g || '=' || coalesce(round(chll_estimate(c))::text, 'null'), ',' ORDER BY g) FROM sk;
 SELECT md5(string_agg(coalesce(c::text, '-'), ',' ORDER BY g)) FROM sk;
 SET enable_bitmapscan = off;

@@ -7,6 +7,8 @@
 #    and demote entries at the cap.
 #  - 1,024 buckets on (a): wide locking, a capped array too.
 #  - 16 buckets on (b): one chunk, one set page.
+#  - VACUUM rebuilding a sketch that gave its set up (abtsketchrebuild.c),
+#    at 512 and at 2,048 buckets: one record of page images per sketch.
 # The inserts, deletes and VACUUM after the load run with
 # wal_consistency_checking on; the primary then crashes (immediate stop)
 # before any checkpoint and replays them.  Both nodes must verify exactly
@@ -33,6 +35,10 @@ CREATE INDEX sb_2048 ON sb USING abtree (a, b, c) WITH (sketch_buckets = 2048);
 CREATE INDEX sb_1024 ON sb USING abtree (a) WITH (sketch_buckets = 1024);
 CREATE INDEX sb_16 ON sb USING abtree (b) WITH (sketch_buckets = 16);
 INSERT INTO sb SELECT g % 1200, g % 7, (g % 1500)::text FROM generate_series(1, 162000) g;
+CREATE TABLE rb (a int, b int) WITH (autovacuum_enabled = off);
+CREATE INDEX rb_512 ON rb USING abtree (a);
+CREATE INDEX rb_2048 ON rb USING abtree (b) WITH (sketch_buckets = 2048);
+INSERT INTO rb SELECT g % 3000, g % 9000 FROM generate_series(1, 18000) g;
 });
 is($node->safe_psql('postgres', q{
 SELECT string_agg(format('%s/%s', (x).buckets, (x).overflow_capacity), ',' ORDER BY i)
@@ -43,13 +49,24 @@ SELECT (chll_info(abtree_sketch('sb_2048', 1))).overflow_used,
        (chll_info(abtree_sketch('sb_1024', 1))).overflow_capacity}),
 	'1016|1016', "column a's capped array is full after the load; 1,024 buckets have 1,016 entries too");
 
+is($node->safe_psql('postgres', q{
+SELECT (chll_info(abtree_sketch('rb_512', 1))).exact_distinct,
+       (chll_info(abtree_sketch('rb_2048', 1))).exact_distinct}),
+	'f|f', 'the sketches of rb gave their sets up');
+
 my $checks = q{
 SELECT bool_and(abtree_verify(i, heapallindexed => true, exact => true) IS NOT NULL)
-  FROM unnest('{sb_2048,sb_1024,sb_16}'::regclass[]) i};
+  FROM unnest('{sb_2048,sb_1024,sb_16,rb_512,rb_2048}'::regclass[]) i};
 my $sketches = q{
 SELECT string_agg(md5(s::bytea), ',') FROM (
   SELECT abtree_sketch('sb_2048', i) AS s FROM generate_series(0, 3) i
-  UNION ALL SELECT abtree_sketch('sb_1024', 1) UNION ALL SELECT abtree_sketch('sb_16', 1)) x};
+  UNION ALL SELECT abtree_sketch('sb_1024', 1) UNION ALL SELECT abtree_sketch('sb_16', 1)
+  UNION ALL SELECT abtree_sketch('rb_512', 1) UNION ALL SELECT abtree_sketch('rb_2048', 1)) x};
+my $rebuilt = q{
+SELECT (chll_info(abtree_sketch('rb_512', 1))).exact_distinct
+   AND chll_estimate(abtree_sketch('rb_512', 1)) = (SELECT count(DISTINCT a) FROM rb)
+   AND (chll_info(abtree_sketch('rb_2048', 1))).exact_distinct
+   AND chll_estimate(abtree_sketch('rb_2048', 1)) = (SELECT count(DISTINCT b) FROM rb)};
 
 my ($ret, $out, $err) = $node->psql('postgres', q{
 SET wal_consistency_checking = 'abtree';
@@ -58,9 +75,12 @@ INSERT INTO sb SELECT 5000 + g, g % 3, 'new' FROM generate_series(1, 300) g;
 DELETE FROM sb WHERE c = 'new' OR (a % 97 = 0 AND b = 1);
 VACUUM (INDEX_CLEANUP ON) sb;
 INSERT INTO sb SELECT g % 40, g % 13, 'after' FROM generate_series(1, 400) g;
+DELETE FROM rb WHERE a >= 400;
+VACUUM rb;
 });
 is($ret, 0, 'inserts at the cap, deletes and VACUUM under wal_consistency_checking') or diag($err);
 is($node->safe_psql('postgres', $checks), 't', 'the primary verifies exactly');
+is($node->safe_psql('postgres', $rebuilt), 't', 'VACUUM rebuilt both sketches of rb with exact sets');
 my $before = $node->safe_psql('postgres', $sketches);
 is($node->safe_psql('postgres', q{
 SELECT chll_estimate(abtree_sketch('sb_2048', 1)) = (SELECT count(DISTINCT a) FROM sb)
@@ -72,6 +92,7 @@ $node->stop('immediate');
 $node->start;
 is($node->safe_psql('postgres', $checks), 't', 'after crash recovery the indexes verify exactly');
 is($node->safe_psql('postgres', $sketches), $before, 'and hold the same sketches, byte for byte');
+is($node->safe_psql('postgres', $rebuilt), 't', 'the rebuilt sketches survive the crash');
 
 $node->wait_for_catchup($standby, 'replay');
 ($ret, $out, $err) = $standby->psql('postgres', q{
