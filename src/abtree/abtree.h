@@ -533,6 +533,7 @@ abt_leaf_note_xid(Page page, TransactionId xid)
 #define ABT_SKETCH_MIN_LOG2M	CHLL_MIN_LOG2M	/* reloption sketch_buckets: 16 */
 #define ABT_SKETCH_DEFAULT_LOG2M 9	/* 512 */
 #define ABT_SKETCH_MAX_LOG2M	11	/* 2,048 */
+#define ABT_SKETCH_V3_LOG2M		9	/* every sketch before version 4 (metapage byte 0) */
 #define ABT_SKETCH_MAX_COLS		4
 #define ABT_SKETCH_KEY_SLOT		(ABT_SKETCH_MAX_COLS - 1)	/* of 2-3 column keys */
 #define ABT_SKETCH_SPACE \

@@ -199,8 +199,7 @@ abt_sketch_info(Relation rel)
 			fmgr_info_copy(&info->sketch_hash[k], hash[k], rel->rd_indexcxt);
 	info->sketch_mask = meta.sketch_mask;
 	info->sketch_start = meta.sketch_start;
-	/* before version 4 every sketch had 512 buckets */
-	info->sketch_log2m = meta.sketch_log2m != 0 ? meta.sketch_log2m : 9;
+	info->sketch_log2m = meta.sketch_log2m != 0 ? meta.sketch_log2m : ABT_SKETCH_V3_LOG2M;
 	if (info->sketch_log2m < ABT_SKETCH_MIN_LOG2M || info->sketch_log2m > ABT_SKETCH_MAX_LOG2M)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
