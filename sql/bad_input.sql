@@ -655,6 +655,7 @@ INSERT INTO bad_case (area, sql) VALUES
 ('reloption', $$CREATE INDEX bad_r ON bad_t USING %A (k) WITH (sketch_buckets = 'many')$$),
 ('reloption', $$CREATE INDEX bad_r ON bad_t USING %A (k) WITH (sketch_buckets = '')$$),
 ('reloption', $$CREATE INDEX bad_r ON bad_t USING %A (k) WITH (sketch_buckets)$$),
+('reloption', $$CREATE INDEX bad_r ON bad_t USING %A (k) WITH (sketch_buckets = NULL)$$),
 ('reloption', $$ALTER INDEX bad_t_k SET (sketch_buckets = 1000)$$),
 ('reloption', $$ALTER INDEX bad_t_k SET (sketch_buckets = 32); REINDEX INDEX bad_t_k; SELECT (chll_info(abtree_sketch('bad_t_k', 1))).buckets$$),
 ('reloption', $$ALTER INDEX bad_t_k SET (fillfactor = 50); SELECT reloptions FROM pg_class WHERE relname = 'bad_t_k'$$),
