@@ -420,6 +420,28 @@ abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber off)
 }
 
 /*
+ * Accept draws keys[start..stop) at the leaf page, draw k at the item
+ * first + r[k] (r[k] a whole number).  The items and the draws are at
+ * random places in memory: ask for those a few draws ahead before they are
+ * read.
+ */
+static void
+abt_draw_accept_all(AbtDrawCtx *cx, Page page, OffsetNumber first, int start, int stop)
+{
+	for (int k = start; k < stop; k++)
+	{
+		int			a = k + ABT_PREFETCH_AHEAD;
+
+		if (a < stop)
+		{
+			abt_prefetch(PageGetItem(page, PageGetItemId(page, first + (OffsetNumber) cx->r[a])));
+			abt_prefetch(&cx->draws[cx->keys[a].draw]);
+		}
+		abt_draw_accept(cx, k, page, first + (OffsetNumber) cx->r[k]);
+	}
+}
+
+/*
  * Route draws keys[start..end), whose positions r are ascending, over the
  * items of weights ws[0..m) of page: each goes to the item it falls in, with
  * r made relative to that item, and a draw past the page's weight is
@@ -436,8 +458,9 @@ abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, 
 	double		acc = 0;		/* the weight of the items before j */
 	int			j = 0;
 	int			ngroups = 0;
+	int			k;
 
-	for (int k = start; k < end; k++)
+	for (k = start; k < end; k++)
 	{
 		/* integer weights: acc is exact, so the comparison is too */
 		while (j < m && cx->r[k] >= acc + (double) ws[j])
@@ -446,7 +469,7 @@ abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, 
 			break;				/* this and every later draw: past the page */
 		if (leaf)
 		{
-			abt_draw_accept(cx, k, page, first + j);
+			cx->r[k] = j;		/* accepted below, once all are routed */
 			continue;
 		}
 		cx->r[k] -= acc;
@@ -465,6 +488,8 @@ abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, 
 		groups[ngroups].end = k + 1;
 		ngroups++;
 	}
+	if (leaf)
+		abt_draw_accept_all(cx, page, first, start, k);
 	return ngroups;
 }
 
@@ -596,8 +621,12 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 
 	if (counts)
 	{
-		for (int k = start; k < end && cx->r[k] < m; k++)
-			abt_draw_accept(cx, k, page, AbtFirstDataOffset(opaque) + (OffsetNumber) cx->r[k]);
+		int			stop = start;
+
+		/* r ascending: those before stop fall on an entry */
+		while (stop < end && cx->r[stop] < m)
+			stop++;
+		abt_draw_accept_all(cx, page, AbtFirstDataOffset(opaque), start, stop);
 	}
 	else
 		ngroups = abt_draw_route(cx, page, blkno, ws, m, start, end, next);

@@ -387,6 +387,16 @@ swr_next(ScanState *ss)
 			continue;
 		}
 		CHECK_FOR_INTERRUPTS();
+		/* the copies go out in draw order, not the order they were made */
+		if (st->pos + ABT_PREFETCH_AHEAD < st->nbatch &&
+			st->batch[st->pos + ABT_PREFETCH_AHEAD].row != NULL)
+		{
+			HeapTuple	ahead = st->batch[st->pos + ABT_PREFETCH_AHEAD].row;
+
+			/* a copy is one chunk: header, then the tuple (swr_copy_row) */
+			abt_prefetch(ahead);
+			abt_prefetch((char *) ahead + HEAPTUPLESIZE + 32);
+		}
 		d = &st->batch[st->pos++];
 		t = &st->tables[d->table];
 		if (d->row == NULL)
