@@ -105,6 +105,8 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 pass_restart;
 	/* PATH records written before a first hint image since a checkpoint */
 	pg_atomic_uint64 pass_path_logged;
+	/* inserts made valid at once, with one INSERT_VALID record */
+	pg_atomic_uint64 insert_one_record;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed

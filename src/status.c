@@ -76,6 +76,8 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "pass_restart", u64_text(&abt_shared->pass_restart));
 	status_row(rsinfo, "weights", "pass_path_logged",
 			   u64_text(&abt_shared->pass_path_logged));
+	status_row(rsinfo, "weights", "insert_one_record",
+			   u64_text(&abt_shared->insert_one_record));
 	status_row(rsinfo, "weights", "recovery_raised",
 			   u64_text(&abt_shared->recovery_raised));
 	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));

@@ -34,6 +34,9 @@ typedef struct AbtInsertState
 	IndexTuple	newitup;		/* the new entry, while it is being placed */
 	AbtPathEntry path[ABT_MAX_HEIGHT];
 	int			depth;			/* entries in path, root side first */
+	bool		one_record;		/* path_exclusive: valid at once if it fits */
+	uint64		w;				/* ... adding this weight above it */
+	bool		placed_valid;	/* out: it did */
 } AbtInsertState;
 
 /* How to split a page */
@@ -252,7 +255,7 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 	}
 }
 
-static void
+void
 abt_page_add(Page page, IndexTuple itup, OffsetNumber off)
 {
 	if (PageAddItem(page, (Item) itup, IndexTupleSize(itup), off,
@@ -680,6 +683,33 @@ abt_add_to_leaf(Relation rel, AbtKey *key, Buffer buf, IndexTuple itup)
 }
 
 /*
+ * path_exclusive, and the leaf has room: lock the path from the leaf's
+ * parent to the root exclusively, bottom-up, and put the entry in valid
+ * with its weight added on the path, in one critical section and one
+ * INSERT_VALID record (README, "One record per insert").  False, with the
+ * leaf let go, if the root split since the descent.
+ */
+static bool
+abt_insert_one_record(AbtInsertState *ist, AbtStack *stack, Buffer leaf, IndexTuple itup)
+{
+	Buffer		path[ABT_MAX_HEIGHT];
+	OffsetNumber offs[ABT_MAX_HEIGHT];
+	int			n = abt_lock_path_to_root(ist->rel, stack, leaf, path, offs);
+
+	if (n < 0)
+	{
+		UnlockReleaseBuffer(leaf);
+		return false;
+	}
+	abt_insert_valid(ist->rel, leaf, abt_binsrch_leaf(ist->rel, ist->key, BufferGetPage(leaf)),
+					 itup, path, n, offs, ist->w);
+	for (int k = 0; k < n; k++)
+		UnlockReleaseBuffer(path[k]);
+	UnlockReleaseBuffer(leaf);
+	return true;
+}
+
+/*
  * Phase 1 of an insert: put the (not yet valid) leaf tuple in its leaf,
  * splitting bottom-up as needed.  Splits recompute the weights of the
  * downlinks they make from the pages' contents, where the new tuple
@@ -704,6 +734,13 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup, AbtPosHint *hint)
 			leaf = abt_create_first_root(rel, ist->key->meta);
 			if (BufferIsValid(leaf))
 				UnlockReleaseBuffer(leaf);
+			continue;
+		}
+		if (PageGetExactFreeSpace(BufferGetPage(leaf)) >= need && ist->one_record)
+		{
+			if ((ist->placed_valid = abt_insert_one_record(ist, &stack, leaf, itup)))
+				return;
+			CHECK_FOR_INTERRUPTS();
 			continue;
 		}
 		if (PageGetExactFreeSpace(BufferGetPage(leaf)) >= need)
@@ -745,6 +782,7 @@ abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 	ist.key = key;
 	ist.newitup = itup;
 	ist.depth = 0;
+	ist.one_record = false;
 	abt_place_entry(&ist, itup, &hint);
 }
 
@@ -811,9 +849,14 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	ist.newitup = itup;
 	ist.depth = 0;
 	w = abt_leaf_weight(itup, ist.info->weighted);
+	ist.one_record = abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE;
+	ist.w = w;
+	ist.placed_valid = false;
 
 	abt_place_entry(&ist, itup, &hint);
-	if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE)
+	if (ist.placed_valid)
+		;						/* one record did it all */
+	else if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE)
 		abt_path_exclusive_pass(&ist, w);
 	else
 		abt_weight_pass(rel, &key, w, &hint);

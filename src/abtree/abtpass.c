@@ -691,13 +691,19 @@ restart:
  * has added already.  Either way the path pages are marked dirty here for
  * real: MarkBufferDirtyHint, which the pass's adds used, may leave a page
  * clean, and the record relies on the adds.
+ *
+ * With newitup (path_exclusive, the leaf has room), the entry is not on
+ * the leaf yet: it goes in at off already valid (its xmin is ours), in the
+ * same critical section and the one INSERT_VALID record (README, "One
+ * record per insert").
  */
-void
-abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int npath,
-			   OffsetNumber *path_offs, uint64 w)
+static void
+abt_validate(Relation rel, Buffer leaf, OffsetNumber off, IndexTuple newitup, Buffer *path,
+			 int npath, OffsetNumber *path_offs, uint64 w)
 {
 	Page		page = BufferGetPage(leaf);
-	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	IndexTuple	itup = newitup ? newitup :
+		(IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
 	MvsWriter	versions;
@@ -730,7 +736,14 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	}
 	for (k = 0; k < npath; k++)
 		MarkBufferDirty(path[k]);
-	abt_set_leaf_xmin(itup, xid);
+	if (newitup)
+	{
+		/* formed not valid, in case it had to go the two-record way */
+		abt_set_leaf_xmin(newitup, xid);
+		abt_page_add(page, newitup, off);
+	}
+	else
+		abt_set_leaf_xmin(itup, xid);
 	abt_leaf_note_xid(page, xid);
 	AbtPageGetOpaque(page)->sid++;
 
@@ -745,7 +758,28 @@ abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int np
 	abt_sketch_apply(&sketch, &hashes, true);
 	abt_sketch_mark_dirty(&sketch);
 	if (RelationNeedsWAL(rel))
-		abt_xlog_mark_valid(leaf, off, xid, path, npath, weighted, &sketch);
+		abt_xlog_mark_valid(leaf, off, newitup, xid, path, npath, weighted, &sketch);
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
+}
+
+void
+abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path, int npath,
+			   OffsetNumber *path_offs, uint64 w)
+{
+	abt_validate(rel, leaf, off, NULL, path, npath, path_offs, w);
+}
+
+/*
+ * Insert newitup (formed valid, with our xid) at off of the exclusively
+ * held leaf, which has room for it, and add its weight w at path_offs[k]
+ * on path[k], the whole path to the root held exclusively: one critical
+ * section, one record.
+ */
+void
+abt_insert_valid(Relation rel, Buffer leaf, OffsetNumber off, IndexTuple newitup,
+				 Buffer *path, int npath, OffsetNumber *path_offs, uint64 w)
+{
+	abt_validate(rel, leaf, off, newitup, path, npath, path_offs, w);
+	abt_count(insert_one_record);
 }

@@ -262,6 +262,7 @@ extern void abt_key_from_tuple(Relation rel, AbtKey *key, IndexTuple itup, bool 
 extern int	abt_compare(Relation rel, AbtKey *key, Page page, OffsetNumber off);
 extern void abt_key_set_proc(AbtKeyAttr *attr, Oid proc);
 extern OffsetNumber abt_binsrch_leaf(Relation rel, AbtKey *key, Page page);
+extern void abt_page_add(Page page, IndexTuple itup, OffsetNumber off);
 extern OffsetNumber abt_binsrch_internal(Relation rel, AbtKey *key, Page page);
 extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
 extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
@@ -314,6 +315,8 @@ typedef struct AbtPosHint
 extern void abt_weight_pass(Relation rel, AbtKey *key, uint64 w, const AbtPosHint *hint);
 extern void abt_mark_valid(Relation rel, Buffer leaf, OffsetNumber off, Buffer *path,
 						   int npath, OffsetNumber *path_offs, uint64 w);
+extern void abt_insert_valid(Relation rel, Buffer leaf, OffsetNumber off, IndexTuple newitup,
+							 Buffer *path, int npath, OffsetNumber *path_offs, uint64 w);
 extern void abt_debug_pause(int child_level);
 extern void abt_debug_wait(int64 key);
 
@@ -477,6 +480,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_PBT_FREE			0x60	/* pbtree: partitions freed (src/pbtree) */
 #define XLOG_ABT_SPLIT			0x70
 #define XLOG_ABT_PATH			0x80
+#define XLOG_ABT_INSERT_VALID	0x90	/* INSERT_LEAF and MARK_VALID in one */
 
 /* a SPLIT record's first block above the parent (abtxlog.c) */
 #define ABT_SPLIT_FIRST_UP		4
@@ -500,7 +504,8 @@ struct AbtSketchOp;
 extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
 							Buffer *path, int npath, bool weighted,
 							struct AbtSketchOp *sketch);
-extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid,
+extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitup,
+								TransactionId xid,
 								Buffer *path, int npath, bool weighted,
 								struct AbtSketchOp *sketch);
 extern void abt_redo_insert_leaf(XLogReaderState *record);
@@ -510,6 +515,7 @@ extern void abt_redo_vacuum(XLogReaderState *record);
 extern void abt_redo_split(XLogReaderState *record);
 extern void abt_redo_path(XLogReaderState *record);
 extern void abt_redo_mark_valid(XLogReaderState *record);
+extern void abt_redo_insert_valid(XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);

@@ -321,8 +321,8 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
  * checkpoint and the page LSNs set (src/abtree/README, "Weights and WAL").
  */
 void
-abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *path,
-					int npath, bool weighted, AbtSketchOp *sketch)
+abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitup, TransactionId xid,
+					Buffer *path, int npath, bool weighted, AbtSketchOp *sketch)
 {
 	xl_abt_mark_valid xlrec;
 	XLogRecPtr	lsn;
@@ -334,9 +334,11 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, TransactionId xid, Buffer *pa
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
 	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
+	if (newitup)
+		XLogRegisterBufData(0, (char *) newitup, IndexTupleSize(newitup));
 	abt_xlog_register_path(1, path, npath);
 	(void) abt_sketch_xlog_register(sketch, npath + 1);
-	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_MARK_VALID);
+	lsn = XLogInsert(ABTREE_RMGR_ID, newitup ? XLOG_ABT_INSERT_VALID : XLOG_ABT_MARK_VALID);
 	abt_sketch_set_lsn(sketch, lsn);
 	PageSetLSN(BufferGetPage(leaf), lsn);
 	abt_xlog_path_lsn(path, npath, lsn);
@@ -468,6 +470,33 @@ abt_redo_mark_valid(XLogReaderState *record)
 		abt_leaf_note_xid(page, xlrec->xid);
 		AbtPageGetOpaque(page)->sid++;
 		/* HAS_INVALID stays, as on the primary (abt_mark_valid) */
+		abt_redo_finish(record, bufs[0]);
+	}
+	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
+	abt_sketch_redo(record, xlrec->npath + 1, bufs);
+	abt_redo_release(record, bufs);
+}
+
+/*
+ * INSERT_VALID: the leaf's new entry, valid (its xmin in the tuple), then
+ * as MARK_VALID: the path recomputed, the sketch pages' changes.
+ */
+void
+abt_redo_insert_valid(XLogReaderState *record)
+{
+	xl_abt_mark_valid *xlrec = (xl_abt_mark_valid *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
+
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		char	   *itup = XLogRecGetBlockData(record, 0, &len);
+		Page		page = BufferGetPage(bufs[0]);
+
+		if (PageAddItem(page, (Item) itup, len, xlrec->off, false, false) == InvalidOffsetNumber)
+			elog(PANIC, "abtree redo: failed to add leaf item");
+		abt_leaf_note_xid(page, xlrec->xid);
+		AbtPageGetOpaque(page)->sid++;
 		abt_redo_finish(record, bufs[0]);
 	}
 	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);

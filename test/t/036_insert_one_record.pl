@@ -1,0 +1,101 @@
+# One record per insert (issue 22, src/abtree/README "One record per
+# insert"): under abtree.weight_protocol = path_exclusive an insert whose
+# leaf has room puts its entry in valid, adds its weight on the whole path
+# held exclusively and changes the sketches in one critical section, with
+# one INSERT_VALID record instead of INSERT_LEAF and MARK_VALID.  Inserts
+# that split still take the two records.
+#
+# The primary runs with wal_consistency_checking = 'abtree' and data
+# checksums; safe_page inserts are mixed in.  The records are counted in
+# pg_waldump's output (a build without INSERT_VALID writes none), a
+# streaming standby replays them, the primary crashes after more of them,
+# and each time the indexes verify, exactly after VACUUM, with no page
+# differing from the primary's images.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::Bin;
+use AbtreeCheck;
+use AbtreeGdb qw(index_wal);
+
+my $primary = PostgreSQL::Test::Cluster->new('one_record_primary');
+$primary->init(allows_streaming => 1, extra => ['--data-checksums']);
+$primary->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'abtree'
+autovacuum = off
+wal_consistency_checking = 'abtree'
+wal_keep_size = '1GB'
+max_wal_size = '2GB'
+abtree.weight_protocol = path_exclusive
+});
+$primary->start;
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION abtree;
+CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
+CREATE INDEX t_k ON t USING abtree (k, pad);
+CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX t_pad ON t USING abtree (pad) WITH (sketch_buckets = 2048);
+});
+$primary->backup('bkp');
+my $standby = PostgreSQL::Test::Cluster->new('one_record_standby');
+$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
+$standby->start;
+
+my $insert = q{
+INSERT INTO t (k, w, pad)
+SELECT CASE WHEN i % 50 <> 0 THEN (random() * 1e6)::int END, 1 + i % 5, md5(random()::text)
+  FROM generate_series(1, 2500) i};
+my $insert_safe = "SET abtree.weight_protocol = safe_page; $insert";
+
+my $start = $primary->lsn('insert');
+$primary->safe_psql('postgres', $insert);
+my $end = $primary->lsn('insert');
+
+# pg_waldump names the custom records by number: INSERT_LEAF (10),
+# PAGES (30: a root split's new pages), MARK_VALID (50), SPLIT (70),
+# INSERT_VALID (90)
+my ($wal, $err) = index_wal($primary, 't_k', $start, $end);
+my %n;
+for my $kind (qw(10 30 50 70 90))
+{
+	$n{$kind} = () = $wal =~ /UNKNOWN \($kind\)/g;
+}
+note("t_k: INSERT_VALID $n{90}, INSERT_LEAF $n{10}, MARK_VALID $n{50}, SPLIT $n{70}, PAGES $n{30}");
+is($n{90} + $n{10}, 2500, 'one INSERT_VALID or INSERT_LEAF per row') or diag($err);
+cmp_ok($n{90}, '>=', 2250, 'most inserts take one record');
+is($n{50}, $n{10}, 'the others have their MARK_VALID');
+cmp_ok($n{10}, '<=', $n{70} + $n{30}, 'only inserts that split take two records');
+cmp_ok($primary->safe_psql('postgres',
+		"SELECT value::bigint FROM abtree_status() WHERE item = 'insert_one_record'"),
+	'>=', 3 * 2250, 'abtree_status counts them');
+
+# both protocols, then a standby that replayed them all
+$primary->safe_psql('postgres', "$insert; $insert_safe; $insert");
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+verify_standby_like_primary($primary, $standby, 200000, 300000, qw(t_k t_kw t_pad));
+for my $idx (qw(t_k t_pad))
+{
+	my $sk = "SELECT abtree_sketch('$idx', 1)::text";
+	is($standby->safe_psql('postgres', $sk), $primary->safe_psql('postgres', $sk),
+		"standby: $idx has the primary's sketch");
+}
+
+# a crash after more of them: recovery replays them from the checkpoint
+$primary->safe_psql('postgres', "CHECKPOINT; $insert; $insert_safe; $insert");
+$primary->stop('immediate');
+$primary->start;
+is($primary->safe_psql('postgres', 'SELECT count(*) FROM t'), '17500',
+	'after the crash: every committed row is there');
+verify_exact_on_both($primary, $standby, 't', $_) for qw(t_k t_kw t_pad);
+
+for my $node ($primary, $standby)
+{
+	ok(!$node->log_contains(qr/inconsistent page found/),
+		$node->name . ': wal_consistency_checking found no inconsistent page');
+}
+done_testing();
