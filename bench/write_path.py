@@ -13,7 +13,9 @@ every repetition:
   none            no index: the table's own cost, subtracted from every other variant
   btree           CREATE INDEX ON h (x): the baseline
   abtree          CREATE INDEX ON h USING abtree (x)
-  abtree_nosketch the same WITH (sketch = off)
+  abtree_path     the same, inserting with abtree.weight_protocol = path_exclusive
+                  (one INSERT_VALID record per insert that fits its leaf)
+  abtree_nosketch the same as abtree WITH (sketch = off)
 
 and, with --copy, the same rows loaded by COPY FROM a file (sketches on against off).
 "Index cost" is a variant's time minus none's in the same repetition; "index WAL per row"
@@ -34,15 +36,17 @@ sys.path.insert(0, BENCH)
 from ab_builds import save_report  # noqa: E402
 from harness.standalone import Run, abtree_cluster  # noqa: E402
 
-VARIANTS = ["none", "btree", "abtree", "abtree_nosketch"]
+VARIANTS = ["none", "btree", "abtree", "abtree_path", "abtree_nosketch"]
 INDEX = {
     "none": None,
     "btree": "CREATE INDEX h_x ON h (x)",
     "abtree": "CREATE INDEX h_x ON h USING abtree (x)",
+    "abtree_path": "CREATE INDEX h_x ON h USING abtree (x)",
     "abtree_nosketch": "CREATE INDEX h_x ON h USING abtree (x) WITH (sketch = off)",
 }
 INSERT = "INSERT INTO h SELECT (random()*2e9-1e9)::int4 FROM generate_series(1, {rows})"
 SETTINGS = {"shared_buffers": "2GB"}
+PROTOCOL = {"abtree_path": "path_exclusive"}
 
 
 def one(conn, sql):
@@ -56,6 +60,7 @@ def measure_one(conn, variant, stmt):
     one(conn, "CREATE TABLE h (x int4)")
     if INDEX[variant]:
         one(conn, INDEX[variant])
+    one(conn, f"SET abtree.weight_protocol = {PROTOCOL.get(variant, 'safe_page')}")
     one(conn, "CHECKPOINT")
     lsn0 = one(conn, "SELECT pg_current_wal_insert_lsn()")[0]
     t = time.perf_counter()
@@ -79,7 +84,7 @@ def run_all(cl, args, log):
     for rep in range(args.reps):
         for s, stmt in stmts.items():
             for v in VARIANTS:
-                if s == "copy" and v == "btree":
+                if s == "copy" and v in ("btree", "abtree_path"):
                     continue
                 res[s][v].append(measure_one(conn, v, stmt))
                 log(f"rep {rep + 1} {s} {v}: {res[s][v][-1][0]:.2f} s, "
@@ -138,6 +143,12 @@ def report(args, s, version, started, minutes):
               f"**{'met' if bt['time'] / ab['time'] >= 0.8 else 'not met'}**; index WAL per row "
               f"<= 1.5x btree's (sketches on): x{ab['wal'] / bt['wal']:.2f}, "
               f"**{'met' if ab['wal'] <= 1.5 * bt['wal'] else 'not met'}**."]
+    ap_ = ins["abtree_path"]
+    lines += ["", "The same targets with `abtree.weight_protocol = path_exclusive` (`abtree_path`): "
+              f"index cost x{ap_['cost'] / bt['cost']:.2f}, rows/s x{bt['time'] / ap_['time']:.2f}, "
+              f"index WAL per row x{ap_['wal'] / bt['wal']:.2f}; against `abtree` (safe_page) in "
+              f"the same run: index cost x{ap_['cost'] / ab['cost']:.2f}, index WAL "
+              f"x{ap_['wal'] / ab['wal']:.2f}."]
     if "copy" in s:
         c = s["copy"]
         r = c["abtree"]["time"] / c["abtree_nosketch"]["time"]

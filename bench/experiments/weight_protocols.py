@@ -59,7 +59,8 @@ HANG_GRACE = 60     # seconds past -T after which a pgbench run counts as hung
                 ours=True, needs=("abtree",)),
         Variant("path_exclusive", "abtree index on a(y), `abtree.weight_protocol = "
                 "path_exclusive`: the paper's exclusively latched aggregate B-tree, every insert "
-                "holding its whole path up to the root exclusively", needs=("abtree",)),
+                "holding its whole path up to the root exclusively; since issue 22 an insert "
+                "that fits its leaf writes one INSERT_VALID record", needs=("abtree",)),
         Variant("nbtree", "PostgreSQL's btree index on a(y): the upper bound for any aggregate "
                 "B-tree"),
     ],
