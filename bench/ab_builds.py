@@ -53,13 +53,13 @@ def parse_weight_protocols(path):
     return parse_table(path, ROW)
 
 
-def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols):
+def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols, mode="--quick"):
     subprocess.run(["make", "-s", "-C", src, f"PG_CONFIG={PG_CONFIG}", "install"], check=True,
                    stdout=subprocess.DEVNULL)
     out = os.path.join(work, f"res-{rev}-{rnd}")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    subprocess.run([sys.executable, os.path.join(BENCH, "run"), "--quick", "--wait-quiet", "30",
+    subprocess.run([sys.executable, os.path.join(BENCH, "run"), mode, "--wait-quiet", "30",
                     "--results", out, experiment], check=True,
                    stdout=open(os.path.join(work, f"log-{rev}-{rnd}.txt"), "w"),
                    stderr=subprocess.STDOUT)
@@ -74,6 +74,7 @@ def ab_args(doc, name):
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--name", default=name)
     ap.add_argument("--work", default="/var/tmp/abtree-ab")
+    ap.add_argument("--full", action="store_true", help="run the experiment in full mode")
     ap.add_argument("--purpose", default=None,
                     help="what the A/B measures (report title); default: issue 20's question")
     return ap.parse_args()
@@ -90,7 +91,8 @@ def ab_run(args, experiment, parse):
     started = datetime.datetime.utcnow()
     for rnd in range(args.rounds):
         for rev in revs:
-            results[rev].append(run_round(srcs[rev], rev, rnd, args.work, experiment, parse))
+            results[rev].append(run_round(srcs[rev], rev, rnd, args.work, experiment, parse,
+                                          "--full" if getattr(args, "full", False) else "--quick"))
     minutes = (datetime.datetime.utcnow() - started).total_seconds() / 60
     return revs, results, started, minutes
 

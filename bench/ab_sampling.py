@@ -2,7 +2,8 @@
 """A/B of two builds on sampling_baseline: bench/ab_sampling.py REV_A REV_B [--rounds N] [--name NAME]
 
 Builds each git revision (release build, no assertions) against $PG_CONFIG, runs
-`bench/run --quick sampling_baseline` with each, alternating A, B, A, B ... (ab_builds.py's
+`bench/run --quick sampling_baseline` (--full: full mode, 10M rows) with each, alternating A, B,
+A, B ... (ab_builds.py's
 machinery), and writes bench/results/<--name>.md and .png: per n, each build's swr latency and
 its speed-up over BERNOULLI measured in the same run, and B against A (the ratio of those
 speed-ups, so that drift of the machine between runs cancels).  Run as root.
@@ -28,14 +29,15 @@ def main():
 def write_report(args, revs, results, started, minutes):
     a, b = revs
     ns = sorted({n for r in results[a] for (n, v) in r if v == "swr"})
+    mode, rows = ("--full", "10M") if args.full else ("--quick", "1M")
     lines = [f"# {args.name}: swr latency of two builds, each against BERNOULLI in its own run", "",
-             f"Builds `{a}` (A) and `{b}` (B), each running `bench/run --quick sampling_baseline` "
-             "(1M-row A, warm, one client, `SELECT count(*) FROM a TABLESAMPLE swr(n)` against "
+             f"Builds `{a}` (A) and `{b}` (B), each running `bench/run {mode} sampling_baseline` "
+             f"({rows}-row A, warm, one client, `SELECT count(*) FROM a TABLESAMPLE swr(n)` against "
              "BERNOULLI at the same expected size), alternating A, B, A, B for "
              f"{args.rounds} rounds. Speed-up = BERNOULLI's median / swr's median, in the same "
              "run; B/A = median of B's speed-ups / median of A's.", "",
              f"Produced by `bench/ab_sampling.py {args.rev_a} {args.rev_b} --rounds {args.rounds}"
-             f" --name {args.name}` on {started:%Y-%m-%d %H:%M} UTC in {minutes:.0f} minutes, "
+             f"{' --full' if args.full else ''} --name {args.name}` on {started:%Y-%m-%d %H:%M} UTC in {minutes:.0f} minutes, "
              f"PostgreSQL from `{PG_CONFIG}`, release builds. The machine has 2 cores.", "",
              "| n | A swr ms (median) | A vs bernoulli | B swr ms (median) | B vs bernoulli | "
              "B/A |", "|---|---|---|---|---|---|"]
