@@ -515,7 +515,6 @@ extern void abt_redo_vacuum(XLogReaderState *record);
 extern void abt_redo_split(XLogReaderState *record);
 extern void abt_redo_path(XLogReaderState *record);
 extern void abt_redo_mark_valid(XLogReaderState *record);
-extern void abt_redo_insert_valid(XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);

@@ -359,6 +359,18 @@ abt_redo_finish(XLogReaderState *record, Buffer buf)
 	MarkBufferDirty(buf);
 }
 
+/* The leaf tuple that is block 0's data, at off; returns it */
+static IndexTuple
+abt_redo_add_leaf_item(XLogReaderState *record, Page page, OffsetNumber off)
+{
+	Size		len;
+	char	   *itup = XLogRecGetBlockData(record, 0, &len);
+
+	if (PageAddItem(page, (Item) itup, len, off, false, false) == InvalidOffsetNumber)
+		elog(PANIC, "abtree redo: failed to add leaf item");
+	return (IndexTuple) itup;
+}
+
 void
 abt_redo_insert_leaf(XLogReaderState *record)
 {
@@ -367,14 +379,11 @@ abt_redo_insert_leaf(XLogReaderState *record)
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
-		Size		len;
-		char	   *itup = XLogRecGetBlockData(record, 0, &len);
 		Page		page = BufferGetPage(buf);
+		IndexTuple	itup = abt_redo_add_leaf_item(record, page, xlrec->off);
 
-		if (PageAddItem(page, (Item) itup, len, xlrec->off, false, false) == InvalidOffsetNumber)
-			elog(PANIC, "abtree redo: failed to add leaf item");
 		AbtPageGetOpaque(page)->sid++;
-		if (!TransactionIdIsValid(abt_leaf_xmin((IndexTuple) itup)))
+		if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
 			AbtPageGetOpaque(page)->flags |= ABTP_HAS_INVALID;
 		abt_redo_finish(record, buf);
 	}
@@ -455,6 +464,11 @@ abt_redo_release(XLogReaderState *record, Buffer *bufs)
 			UnlockReleaseBuffer(bufs[i]);
 }
 
+/*
+ * MARK_VALID, and INSERT_VALID, whose leaf entry comes in the record,
+ * valid already (its xmin in the tuple).  Then both recompute the path and
+ * apply the sketch pages' changes.
+ */
 void
 abt_redo_mark_valid(XLogReaderState *record)
 {
@@ -465,38 +479,14 @@ abt_redo_mark_valid(XLogReaderState *record)
 	{
 		Page		page = BufferGetPage(bufs[0]);
 
-		abt_set_leaf_xmin((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)),
-						  xlrec->xid);
+		if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_ABT_INSERT_VALID)
+			abt_redo_add_leaf_item(record, page, xlrec->off);
+		else
+			abt_set_leaf_xmin((IndexTuple) PageGetItem(page, PageGetItemId(page, xlrec->off)),
+							  xlrec->xid);
 		abt_leaf_note_xid(page, xlrec->xid);
 		AbtPageGetOpaque(page)->sid++;
 		/* HAS_INVALID stays, as on the primary (abt_mark_valid) */
-		abt_redo_finish(record, bufs[0]);
-	}
-	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
-	abt_sketch_redo(record, xlrec->npath + 1, bufs);
-	abt_redo_release(record, bufs);
-}
-
-/*
- * INSERT_VALID: the leaf's new entry, valid (its xmin in the tuple), then
- * as MARK_VALID: the path recomputed, the sketch pages' changes.
- */
-void
-abt_redo_insert_valid(XLogReaderState *record)
-{
-	xl_abt_mark_valid *xlrec = (xl_abt_mark_valid *) XLogRecGetData(record);
-	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
-
-	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
-	{
-		Size		len;
-		char	   *itup = XLogRecGetBlockData(record, 0, &len);
-		Page		page = BufferGetPage(bufs[0]);
-
-		if (PageAddItem(page, (Item) itup, len, xlrec->off, false, false) == InvalidOffsetNumber)
-			elog(PANIC, "abtree redo: failed to add leaf item");
-		abt_leaf_note_xid(page, xlrec->xid);
-		AbtPageGetOpaque(page)->sid++;
 		abt_redo_finish(record, bufs[0]);
 	}
 	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
