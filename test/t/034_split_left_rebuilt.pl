@@ -24,30 +24,13 @@ use lib $FindBin::Bin;
 use AbtreeCheck;
 use AbtreeGdb qw(index_wal);
 
-my $primary = PostgreSQL::Test::Cluster->new('split_primary');
-$primary->init(allows_streaming => 1, extra => ['--data-checksums']);
-$primary->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-wal_consistency_checking = 'abtree'
-wal_keep_size = '1GB'
-max_wal_size = '2GB'
-});
-$primary->start;
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
-$primary->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
+my ($primary, $standby) = abtree_checked_pair('split', '', q{
 CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
 CREATE INDEX t_k ON t USING abtree (k, pad);
 CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
 CREATE TABLE wide (a text);
 CREATE INDEX wide_a ON wide USING abtree (a);
 });
-$primary->backup('bkp');
-my $standby = PostgreSQL::Test::Cluster->new('split_standby');
-$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
-$standby->start;
 
 my $insert = q{
 INSERT INTO t (k, w, pad)

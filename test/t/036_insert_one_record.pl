@@ -21,30 +21,13 @@ use lib $FindBin::Bin;
 use AbtreeCheck;
 use AbtreeGdb qw(index_wal);
 
-my $primary = PostgreSQL::Test::Cluster->new('one_record_primary');
-$primary->init(allows_streaming => 1, extra => ['--data-checksums']);
-$primary->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'abtree'
-autovacuum = off
-wal_consistency_checking = 'abtree'
-wal_keep_size = '1GB'
-max_wal_size = '2GB'
-abtree.weight_protocol = path_exclusive
-});
-$primary->start;
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
-$primary->safe_psql('postgres', q{
-CREATE EXTENSION abtree;
+my ($primary, $standby) = abtree_checked_pair('one_record',
+	"abtree.weight_protocol = path_exclusive\n", q{
 CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
 CREATE INDEX t_k ON t USING abtree (k, pad);
 CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
 CREATE INDEX t_pad ON t USING abtree (pad) WITH (sketch_buckets = 2048);
 });
-$primary->backup('bkp');
-my $standby = PostgreSQL::Test::Cluster->new('one_record_standby');
-$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
-$standby->start;
 
 my $insert = q{
 INSERT INTO t (k, w, pad)

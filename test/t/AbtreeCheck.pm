@@ -5,8 +5,8 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
-our @EXPORT = qw(abtree_node create_stress_table verify_at_rest verify_exact_on_both
-  verify_standby_like_primary);
+our @EXPORT = qw(abtree_node abtree_checked_pair create_stress_table verify_at_rest
+  verify_exact_on_both verify_standby_like_primary);
 
 # A started node with abtree preloaded, autovacuum off (tests VACUUM when
 # they mean to), the extension created in postgres.  %opts: init => the
@@ -22,6 +22,28 @@ sub abtree_node
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION abtree');
 	return $node;
+}
+
+# A primary with data checksums and wal_consistency_checking = 'abtree'
+# (more postgresql.conf lines in $conf), $sql run on it, and a standby
+# streaming from it through a slot, started from a backup taken after $sql.
+# Returns (primary, standby), named $name_primary and $name_standby.
+sub abtree_checked_pair
+{
+	my ($name, $conf, $sql) = @_;
+	my $primary = abtree_node("${name}_primary",
+		init => { allows_streaming => 1, extra => ['--data-checksums'] },
+		conf => "wal_consistency_checking = 'abtree'\nwal_keep_size = '1GB'\n"
+		  . "max_wal_size = '2GB'\n" . ($conf // ''));
+	$primary->safe_psql('postgres',
+		"SELECT pg_create_physical_replication_slot('standby')");
+	$primary->safe_psql('postgres', $sql);
+	$primary->backup('bkp');
+	my $standby = PostgreSQL::Test::Cluster->new("${name}_standby");
+	$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+	$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
+	$standby->start;
+	return ($primary, $standby);
 }
 
 # The table of the concurrency and crash suites: t with a two-column
