@@ -783,6 +783,8 @@ abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 	ist.newitup = itup;
 	ist.depth = 0;
 	ist.one_record = false;
+	ist.w = 0;
+	ist.placed_valid = false;
 	abt_place_entry(&ist, itup, &hint);
 }
 
