@@ -232,10 +232,15 @@ swr_prefetch_end(SwrPrefetch *pf)
 static bool
 swr_block_of(SwrScanState *st, const int *order, int k, int j)
 {
-	SwrDraw    *a = &st->batch[order[k]];
-	SwrDraw    *b = &st->batch[order[j]];
+	SwrDraw    *a;
+	SwrDraw    *b;
 
-	return j < st->nbatch && a->table == b->table &&
+	/* order has nbatch entries: look at order[j] only below that */
+	if (j >= st->nbatch)
+		return false;
+	a = &st->batch[order[k]];
+	b = &st->batch[order[j]];
+	return a->table == b->table &&
 		ItemPointerGetBlockNumber(&a->tid) == ItemPointerGetBlockNumber(&b->tid);
 }
 
