@@ -404,6 +404,9 @@ typedef struct AbtDrawGroup
 	IndexTuple	hikey;			/* where its key range ends (NULL: rightmost) */
 	int			start;
 	int			end;
+#if PG_VERSION_NUM < 170000
+	Buffer		recent;			/* child's buffer as prefetched (AbtChildReads) */
+#endif
 } AbtDrawGroup;
 
 static void
@@ -499,8 +502,10 @@ abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, 
  * order, issued ahead of the draws (issue 21, item 4): from PostgreSQL 17 on through a
  * read stream (on 18 asynchronous I/O, io_uring with io_method = io_uring);
  * before, PrefetchBuffer up to the tablespace's effective_io_concurrency
- * children ahead.  Only pins: each child is locked and checked when its
- * draws get there, as without read-ahead.
+ * children ahead, and the buffer it finds a cached child in is read from
+ * there (abt_prefetch_page, abt_read_recent: one buffer look-up a child,
+ * not two).  Only pins: each child is locked and checked when its draws
+ * get there, as without read-ahead.
  */
 typedef struct AbtChildReads
 {
@@ -550,12 +555,19 @@ abt_child_reads_next(AbtChildReads *reads, int g)
 #if PG_VERSION_NUM >= 170000
 	if (reads->stream)
 		return read_stream_next_buffer(reads->stream, NULL);
-#else
-	for (; reads->next < reads->ngroups && reads->next <= g + reads->distance; reads->next++)
-		if (reads->next > g)
-			PrefetchBuffer(reads->rel, MAIN_FORKNUM, reads->groups[reads->next].child);
-#endif
 	return ReadBuffer(reads->rel, reads->groups[g].child);
+#else
+	if (reads->next <= g)
+	{
+		/* not issued ahead: the first child, or no read-ahead */
+		reads->next = g + 1;
+		reads->groups[g].recent = InvalidBuffer;
+	}
+	for (; reads->next < reads->ngroups && reads->next <= g + reads->distance; reads->next++)
+		reads->groups[reads->next].recent =
+			abt_prefetch_page(reads->rel, reads->groups[reads->next].child, true);
+	return abt_read_recent(reads->rel, reads->groups[g].child, reads->groups[g].recent);
+#endif
 }
 
 static void

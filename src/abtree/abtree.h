@@ -403,10 +403,18 @@ extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage
  */
 #if defined(__GNUC__) || defined(__clang__)
 #define abt_prefetch(addr)	__builtin_prefetch(addr)
+#define abt_prefetch_write(addr)	__builtin_prefetch(addr, 1)
 #else
 #define abt_prefetch(addr)	((void) 0)
+#define abt_prefetch_write(addr)	((void) 0)
 #endif
 #define ABT_PREFETCH_AHEAD	8
+
+/* abtpage.c: reads issued ahead before PostgreSQL 17's read streams */
+#if PG_VERSION_NUM < 170000
+extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
+extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);
+#endif
 
 /* abtsort.c */
 typedef struct AbtKeyed

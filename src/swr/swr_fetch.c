@@ -80,13 +80,34 @@ typedef struct SwrPrefetch
 #if PG_VERSION_NUM >= 170000
 	ReadStream *stream;			/* reading the blocks of stream_table */
 	int32		stream_table;
-	Buffer		held;			/* the stream's buffer of the fetches' block */
 #else
 	int			distance;		/* blocks ahead */
 	int64		issued;			/* distinct blocks prefetched */
 	int64		reached;		/* distinct blocks the fetches reached */
+	Buffer	   *recent;			/* issued block i's buffer found (or not) by
+								 * PrefetchBuffer, at i % (distance + 1) */
 #endif
 } SwrPrefetch;
+
+/*
+ * Give table t's index fetch (the heap AM's) buf, pinned by us, the buffer
+ * of the block its next fetch is in; our pin becomes its pin.  Its fetch
+ * then finds the block in the buffer it holds (ReleaseAndReadBuffer does no
+ * look-up for the block it already has) rather than looking it up a second
+ * time after the read-ahead did.  It prunes a page only when it changes
+ * buffers, which it now does not see: so prune here, as it would.
+ */
+static void
+swr_hand_over(SwrTable *t, Buffer buf)
+{
+	IndexFetchHeapData *h = (IndexFetchHeapData *) t->fetch;
+
+	Assert(t->heap->rd_rel->relam == HEAP_TABLE_AM_OID);
+	if (BufferIsValid(h->xs_cbuf))
+		ReleaseBuffer(h->xs_cbuf);
+	h->xs_cbuf = buf;
+	heap_page_prune_opt(t->heap, buf);
+}
 
 static void
 swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
@@ -103,10 +124,10 @@ swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
 #if PG_VERSION_NUM >= 170000
 	pf->stream = NULL;
 	pf->stream_table = -1;
-	pf->held = InvalidBuffer;
 #else
 	pf->distance = get_tablespace_io_concurrency(st->tables[0].heap->rd_rel->reltablespace);
 	pf->issued = pf->reached = 0;
+	pf->recent = pf->on ? palloc(sizeof(Buffer) * (pf->distance + 1)) : NULL;
 #endif
 }
 
@@ -159,20 +180,19 @@ swr_stream_next(ReadStream *stream, void *private, void *per_buffer_data)
 }
 
 /*
- * The fetches are at draw k (in order): at a new block, hold the stream's
- * buffer of it (the table AM's fetch then finds it in shared buffers),
- * starting a stream when the table changes.
+ * The fetches are at draw k (in order): at a new block, hand the stream's
+ * buffer of it to the table's fetch, starting a stream when the table
+ * changes.
  */
 static void
 swr_prefetch_advance(SwrPrefetch *pf, int k)
 {
 	SwrScanState *st = pf->st;
 	SwrDraw    *d = &st->batch[pf->order[k]];
+	Buffer		buf;
 
 	if (!pf->on || (k > 0 && swr_same_block(st, pf->order, k)))
 		return;
-	if (BufferIsValid(pf->held))
-		ReleaseBuffer(pf->held);
 	if (pf->stream == NULL || d->table != pf->stream_table)
 	{
 		if (pf->stream)
@@ -184,46 +204,63 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 												st->tables[d->table].heap, MAIN_FORKNUM,
 												swr_stream_next, pf, 0);
 	}
-	pf->held = read_stream_next_buffer(pf->stream, NULL);
-	Assert(BufferGetBlockNumber(pf->held) == ItemPointerGetBlockNumber(&d->tid));
+	buf = read_stream_next_buffer(pf->stream, NULL);
+	Assert(BufferGetBlockNumber(buf) == ItemPointerGetBlockNumber(&d->tid));
+	swr_hand_over(&st->tables[d->table], buf);
 }
 
 static void
 swr_prefetch_end(SwrPrefetch *pf)
 {
-	if (BufferIsValid(pf->held))
-		ReleaseBuffer(pf->held);
 	if (pf->stream)
 		read_stream_end(pf->stream);
 }
 
 #else
 
-/* The fetches are at draw k (in order): keep distance blocks issued ahead. */
+/*
+ * The fetches are at draw k (in order): keep distance blocks issued ahead
+ * (asking the CPU for the line pointer of each block's first draw too), and
+ * at a new block hand its buffer to the table's fetch, through the buffer
+ * PrefetchBuffer found it in (abt_read_recent).
+ */
 static void
 swr_prefetch_advance(SwrPrefetch *pf, int k)
 {
 	SwrScanState *st = pf->st;
+	SwrDraw    *d = &st->batch[pf->order[k]];
+	SwrTable   *t = &st->tables[d->table];
+	int			ring = pf->distance + 1;
 
-	if (!pf->on)
+	if (!pf->on || (k > 0 && swr_same_block(st, pf->order, k)))
 		return;
-	if (k == 0 || !swr_same_block(st, pf->order, k))
-		pf->reached++;
+	pf->reached++;
 	while (pf->issued < pf->reached + pf->distance)
 	{
 		int32		table;
 		BlockNumber blk = swr_ahead_block(pf, -1, &table);
+		Buffer		recent;
 
 		if (!BlockNumberIsValid(blk))
 			break;
-		PrefetchBuffer(st->tables[table].heap, MAIN_FORKNUM, blk);
+		recent = abt_prefetch_page(st->tables[table].heap, blk, false);
+		if (BufferIsValid(recent))
+			abt_prefetch(PageGetItemId(BufferGetPage(recent),
+									   ItemPointerGetOffsetNumber(&st->batch[pf->order[pf->ahead - 1]].tid)));
+		pf->recent[pf->issued % ring] = recent;
 		pf->issued++;
 	}
+	/* the block of draw k was issued last time or just now */
+	Assert(pf->issued >= pf->reached);
+	swr_hand_over(t, abt_read_recent(t->heap, ItemPointerGetBlockNumber(&d->tid),
+									 pf->recent[(pf->reached - 1) % ring]));
 }
 
 static void
 swr_prefetch_end(SwrPrefetch *pf)
 {
+	if (pf->recent)
+		pfree(pf->recent);
 }
 
 #endif
