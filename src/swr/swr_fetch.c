@@ -61,6 +61,20 @@ swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
 
 
 /*
+ * Draw `draw` of the batch, at the place its fetch goes to: the fetch
+ * order is an array of these, so that the loops that look ahead in it read
+ * memory in sequence rather than the draws' slots at random places
+ * (issue 21: those reads were cache misses of their own).
+ */
+typedef struct SwrFetchAt
+{
+	int32		draw;
+	int32		table;
+	BlockNumber block;
+	OffsetNumber off;
+} SwrFetchAt;
+
+/*
  * Reads issued ahead of a batch's fetches, in their block order.  From
  * PostgreSQL 17 on, a read stream per table (and on 18 its asynchronous
  * I/O, io_uring with io_method = io_uring); before, PrefetchBuffer up to
@@ -72,7 +86,7 @@ swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched)
 typedef struct SwrPrefetch
 {
 	SwrScanState *st;
-	const int  *order;
+	const SwrFetchAt *order;
 	bool		on;
 	int			ahead;			/* the next draw (in order) to look at */
 	int32		last_table;		/* the block issued last */
@@ -110,7 +124,7 @@ swr_hand_over(SwrTable *t, Buffer buf)
 }
 
 static void
-swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
+swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const SwrFetchAt *order)
 {
 	pf->st = st;
 	pf->order = order;
@@ -131,15 +145,11 @@ swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const int *order)
 #endif
 }
 
-/* Same heap block as the draw before it in fetch order? */
-static bool
-swr_same_block(SwrScanState *st, const int *order, int k)
+/* Fetches j and k (in fetch order) in the same block of the same table? */
+static inline bool
+swr_same_block(const SwrFetchAt *order, int j, int k)
 {
-	SwrDraw    *a = &st->batch[order[k - 1]];
-	SwrDraw    *b = &st->batch[order[k]];
-
-	return a->table == b->table &&
-		ItemPointerGetBlockNumber(&a->tid) == ItemPointerGetBlockNumber(&b->tid);
+	return order[j].table == order[k].table && order[j].block == order[k].block;
 }
 
 /*
@@ -152,18 +162,17 @@ swr_ahead_block(SwrPrefetch *pf, int32 table, int32 *blk_table)
 {
 	while (pf->ahead < pf->st->nbatch)
 	{
-		SwrDraw    *d = &pf->st->batch[pf->order[pf->ahead]];
-		BlockNumber blk = ItemPointerGetBlockNumber(&d->tid);
+		const SwrFetchAt *at = &pf->order[pf->ahead];
 
-		if (table >= 0 && d->table != table)
+		if (table >= 0 && at->table != table)
 			break;
 		pf->ahead++;
-		if (d->table == pf->last_table && blk == pf->last_block)
+		if (at->table == pf->last_table && at->block == pf->last_block)
 			continue;
-		pf->last_table = d->table;
-		pf->last_block = blk;
-		*blk_table = d->table;
-		return blk;
+		pf->last_table = at->table;
+		pf->last_block = at->block;
+		*blk_table = at->table;
+		return at->block;
 	}
 	return InvalidBlockNumber;
 }
@@ -188,25 +197,25 @@ static void
 swr_prefetch_advance(SwrPrefetch *pf, int k)
 {
 	SwrScanState *st = pf->st;
-	SwrDraw    *d = &st->batch[pf->order[k]];
+	const SwrFetchAt *at = &pf->order[k];
 	Buffer		buf;
 
-	if (!pf->on || (k > 0 && swr_same_block(st, pf->order, k)))
+	if (!pf->on || (k > 0 && swr_same_block(pf->order, k - 1, k)))
 		return;
-	if (pf->stream == NULL || d->table != pf->stream_table)
+	if (pf->stream == NULL || at->table != pf->stream_table)
 	{
 		if (pf->stream)
 			read_stream_end(pf->stream);
-		pf->stream_table = d->table;
+		pf->stream_table = at->table;
 		pf->ahead = k;
 		pf->last_table = -1;
 		pf->stream = read_stream_begin_relation(READ_STREAM_DEFAULT, NULL,
-												st->tables[d->table].heap, MAIN_FORKNUM,
+												st->tables[at->table].heap, MAIN_FORKNUM,
 												swr_stream_next, pf, 0);
 	}
 	buf = read_stream_next_buffer(pf->stream, NULL);
-	Assert(BufferGetBlockNumber(buf) == ItemPointerGetBlockNumber(&d->tid));
-	swr_hand_over(&st->tables[d->table], buf);
+	Assert(BufferGetBlockNumber(buf) == at->block);
+	swr_hand_over(&st->tables[at->table], buf);
 }
 
 static void
@@ -228,11 +237,11 @@ static void
 swr_prefetch_advance(SwrPrefetch *pf, int k)
 {
 	SwrScanState *st = pf->st;
-	SwrDraw    *d = &st->batch[pf->order[k]];
-	SwrTable   *t = &st->tables[d->table];
+	const SwrFetchAt *at = &pf->order[k];
+	SwrTable   *t = &st->tables[at->table];
 	int			ring = pf->distance + 1;
 
-	if (!pf->on || (k > 0 && swr_same_block(st, pf->order, k)))
+	if (!pf->on || (k > 0 && swr_same_block(pf->order, k - 1, k)))
 		return;
 	pf->reached++;
 	while (pf->issued < pf->reached + pf->distance)
@@ -245,14 +254,13 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 			break;
 		recent = abt_prefetch_page(st->tables[table].heap, blk, false);
 		if (BufferIsValid(recent))
-			abt_prefetch(PageGetItemId(BufferGetPage(recent),
-									   ItemPointerGetOffsetNumber(&st->batch[pf->order[pf->ahead - 1]].tid)));
+			abt_prefetch(PageGetItemId(BufferGetPage(recent), pf->order[pf->ahead - 1].off));
 		pf->recent[pf->issued % ring] = recent;
 		pf->issued++;
 	}
 	/* the block of draw k was issued last time or just now */
 	Assert(pf->issued >= pf->reached);
-	swr_hand_over(t, abt_read_recent(t->heap, ItemPointerGetBlockNumber(&d->tid),
+	swr_hand_over(t, abt_read_recent(t->heap, at->block,
 									 pf->recent[(pf->reached - 1) % ring]));
 }
 
@@ -265,22 +273,6 @@ swr_prefetch_end(SwrPrefetch *pf)
 
 #endif
 
-/* Draw j (in fetch order) in the same block of the same table as draw k? */
-static bool
-swr_block_of(SwrScanState *st, const int *order, int k, int j)
-{
-	SwrDraw    *a;
-	SwrDraw    *b;
-
-	/* order has nbatch entries: look at order[j] only below that */
-	if (j >= st->nbatch)
-		return false;
-	a = &st->batch[order[k]];
-	b = &st->batch[order[j]];
-	return a->table == b->table &&
-		ItemPointerGetBlockNumber(&a->tid) == ItemPointerGetBlockNumber(&b->tid);
-}
-
 /*
  * After the fetch of draw k (in fetch order), whose block the heap's index
  * fetch keeps pinned: ask the CPU for the tuple of the draw two ahead and
@@ -291,30 +283,27 @@ swr_block_of(SwrScanState *st, const int *order, int k, int j)
  * not fault).  Heap tables only: the buffer is the heap AM's.
  */
 static void
-swr_prefetch_rows(SwrScanState *st, const int *order, int k, SwrTable *t)
+swr_prefetch_rows(SwrScanState *st, const SwrFetchAt *order, int k, SwrTable *t)
 {
-	SwrDraw    *d = &st->batch[order[k]];
 	Buffer		buf;
 	Page		page;
 
 	if (t->heap->rd_rel->relam != HEAP_TABLE_AM_OID)
 		return;
 	buf = ((IndexFetchHeapData *) t->fetch)->xs_cbuf;
-	if (!BufferIsValid(buf) ||
-		BufferGetBlockNumber(buf) != ItemPointerGetBlockNumber(&d->tid))
+	if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != order[k].block)
 		return;
 	page = BufferGetPage(buf);
-	if (swr_block_of(st, order, k, k + 2))
+	/* order has nbatch entries: look at order[j] only below that */
+	if (k + 2 < st->nbatch && swr_same_block(order, k, k + 2))
 	{
-		ItemId		lp = PageGetItemId(page,
-									   ItemPointerGetOffsetNumber(&st->batch[order[k + 2]].tid));
+		ItemId		lp = PageGetItemId(page, order[k + 2].off);
 
 		if (ItemIdIsNormal(lp))
 			abt_prefetch((char *) page + ItemIdGetOffset(lp));
 	}
-	if (swr_block_of(st, order, k, k + 4))
-		abt_prefetch(PageGetItemId(page,
-								   ItemPointerGetOffsetNumber(&st->batch[order[k + 4]].tid)));
+	if (k + 4 < st->nbatch && swr_same_block(order, k, k + 4))
+		abt_prefetch(PageGetItemId(page, order[k + 4].off));
 }
 
 /*
@@ -327,7 +316,7 @@ void
 swr_fetch_batch(SwrScanState *st)
 {
 	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
-	int		   *order = palloc(sizeof(int) * Max(st->nbatch, 1));
+	SwrFetchAt *order = palloc(sizeof(SwrFetchAt) * Max(st->nbatch, 1));
 	AbtKeyed   *keys = palloc(sizeof(AbtKeyed) * Max(st->nbatch, 1));
 	SwrPrefetch pf;
 
@@ -350,18 +339,29 @@ swr_fetch_batch(SwrScanState *st)
 		abt_sort_keyed(keys, st->nbatch);
 	}
 	for (int i = 0; i < st->nbatch; i++)
-		order[i] = keys[i].val;
+	{
+		SwrDraw    *d = &st->batch[keys[i].val];
+
+		order[i].draw = keys[i].val;
+		order[i].table = d->table;
+		order[i].block = ItemPointerGetBlockNumber(&d->tid);
+		order[i].off = ItemPointerGetOffsetNumber(&d->tid);
+	}
 	pfree(keys);
 	swr_prefetch_begin(&pf, st, order);
 	for (int k = 0; k < st->nbatch; k++)
 	{
-		SwrDraw    *d = &st->batch[order[k]];
-		SwrTable   *t = &st->tables[d->table];
-		ItemPointerData tid = d->tid;
+		SwrDraw    *d = &st->batch[order[k].draw];
+		SwrTable   *t = &st->tables[order[k].table];
+		ItemPointerData tid;
 		bool		call_again = false;
 		bool		all_dead = false;
 
 		CHECK_FOR_INTERRUPTS();
+		/* the slot the row goes to, a few draws ahead */
+		if (k + ABT_PREFETCH_AHEAD < st->nbatch)
+			abt_prefetch_write(&st->batch[order[k + ABT_PREFETCH_AHEAD].draw].row);
+		ItemPointerSet(&tid, order[k].block, order[k].off);
 		swr_prefetch_advance(&pf, k);
 		d->row = NULL;
 		if (table_index_fetch_tuple(t->fetch, &tid, snapshot, t->slot,
@@ -372,4 +372,3 @@ swr_fetch_batch(SwrScanState *st)
 	swr_prefetch_end(&pf);
 	pfree(order);
 }
-
