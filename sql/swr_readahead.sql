@@ -8,7 +8,9 @@
 -- each heap block was counted twice.  So the samples and the buffer counts
 -- must be the same at 0, 1 and 16.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
 CREATE FUNCTION ra_rows(q text, eic int) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	r text;
