@@ -35,6 +35,7 @@ OBJS = \
 	src/abtree/abtpass.o \
 	src/abtree/abtplanner.o \
 	src/abtree/abtrange.o \
+	src/abtree/abtrecent.o \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
 	src/abtree/abtsketch.o \

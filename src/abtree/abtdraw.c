@@ -564,8 +564,14 @@ abt_child_reads_next(AbtChildReads *reads, int g)
 		reads->groups[g].recent = InvalidBuffer;
 	}
 	for (; reads->next < reads->ngroups && reads->next <= g + reads->distance; reads->next++)
+	{
+		int			later = reads->next + ABT_PREFETCH_AHEAD;
+
+		if (later < reads->ngroups)
+			abt_hint_prefetch(reads->rel, reads->groups[later].child);
 		reads->groups[reads->next].recent =
 			abt_prefetch_page(reads->rel, reads->groups[reads->next].child, true);
+	}
 	return abt_read_recent(reads->rel, reads->groups[g].child, reads->groups[g].recent);
 #endif
 }

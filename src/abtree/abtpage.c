@@ -12,8 +12,6 @@
 #include "access/reloptions.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
-#include "pgstat.h"
-#include "storage/buf_internals.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -77,68 +75,6 @@ abt_check_page(Relation rel, Buffer buf)
 						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
 				 errhint("Please REINDEX it.")));
 }
-
-#if PG_VERSION_NUM < 170000
-/*
- * PrefetchBuffer of blkno, for a reader that will get there soon.  For a
- * block already in shared buffers, PrefetchBuffer has just looked it up
- * and returns the buffer it found: the reader passes that to
- * abt_read_recent, which checks it instead of looking the block up a
- * second time (a buffer-mapping look-up is a few cache misses; with the
- * pages cached, reads of random pages cost their misses, issue 21).  Also
- * ask the CPU for what the reader touches first: the buffer's descriptor
- * (the pin), the page header and line pointers, and with tail the end of
- * the page (an abtree page's special space).  Returns the buffer found or
- * InvalidBuffer (always for a temporary relation: ReadRecentBuffer
- * mishandled local buffers in some minor releases).
- */
-Buffer
-abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail)
-{
-	Buffer		recent = PrefetchBuffer(rel, MAIN_FORKNUM, blkno).recent_buffer;
-
-	/* not a temporary table's buffer: ReadRecentBuffer mishandled those */
-	if (BufferIsLocal(recent))
-		return InvalidBuffer;
-	if (BufferIsValid(recent))
-	{
-		char	   *page = (char *) BufferGetPage(recent);
-
-		abt_prefetch_write(GetBufferDescriptor(recent - 1));
-		abt_prefetch(page);
-		abt_prefetch(page + 64);
-		if (tail)
-			abt_prefetch(page + BLCKSZ - 1);
-	}
-	return recent;
-}
-
-/*
- * ReadBuffer(rel, blkno), through recent (from abt_prefetch_page) when it
- * still holds the block.  ReadRecentBuffer checks the buffer's tag under
- * its header lock before pinning, so a buffer evicted or reused since
- * costs only the fallback.  It does not count the read in the relation's
- * statistics as ReadBuffer does (pg_statio_*), so this does.
- */
-Buffer
-abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
-{
-#if PG_VERSION_NUM >= 160000
-	RelFileLocator node = rel->rd_locator;
-#else
-	RelFileNode node = rel->rd_node;
-#endif
-
-	if (BufferIsValid(recent) &&
-		ReadRecentBuffer(node, MAIN_FORKNUM, blkno, recent))
-	{
-		pgstat_count_buffer_read(rel);
-		pgstat_count_buffer_hit(rel);
-		return recent;
-	}
-	return ReadBuffer(rel, blkno);
-}
-#endif
 
 void
 abt_read_meta(Relation rel, AbtMetaPageData *meta)

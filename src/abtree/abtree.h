@@ -410,10 +410,11 @@ extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage
 #endif
 #define ABT_PREFETCH_AHEAD	8
 
-/* abtpage.c: reads issued ahead before PostgreSQL 17's read streams */
+/* abtrecent.c: reads issued ahead before PostgreSQL 17's read streams */
 #if PG_VERSION_NUM < 170000
 extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
 extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);
+extern void abt_hint_prefetch(Relation rel, BlockNumber blkno);
 #endif
 
 /* abtsort.c */

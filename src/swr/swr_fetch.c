@@ -252,6 +252,12 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 
 		if (!BlockNumberIsValid(blk))
 			break;
+		if (pf->ahead + ABT_PREFETCH_AHEAD < st->nbatch)
+		{
+			const SwrFetchAt *later = &pf->order[pf->ahead + ABT_PREFETCH_AHEAD];
+
+			abt_hint_prefetch(st->tables[later->table].heap, later->block);
+		}
 		recent = abt_prefetch_page(st->tables[table].heap, blk, false);
 		if (BufferIsValid(recent))
 			abt_prefetch(PageGetItemId(BufferGetPage(recent), pf->order[pf->ahead - 1].off));
