@@ -53,14 +53,16 @@ def parse_weight_protocols(path):
     return parse_table(path, ROW)
 
 
-def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols, mode="--quick"):
+def run_round(src, rev, rnd, work, experiment, parse=parse_weight_protocols, mode="--quick",
+              settings=()):
     subprocess.run(["make", "-s", "-C", src, f"PG_CONFIG={PG_CONFIG}", "install"], check=True,
                    stdout=subprocess.DEVNULL)
     out = os.path.join(work, f"res-{rev}-{rnd}")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     subprocess.run([sys.executable, os.path.join(BENCH, "run"), mode, "--wait-quiet", "30",
-                    "--results", out, experiment], check=True,
+                    "--results", out]
+                   + [f"--set={x}" for x in settings] + [experiment], check=True,
                    stdout=open(os.path.join(work, f"log-{rev}-{rnd}.txt"), "w"),
                    stderr=subprocess.STDOUT)
     return parse(os.path.join(out, f"{experiment}.md"))
@@ -75,6 +77,8 @@ def ab_args(doc, name):
     ap.add_argument("--name", default=name)
     ap.add_argument("--work", default="/var/tmp/abtree-ab")
     ap.add_argument("--full", action="store_true", help="run the experiment in full mode")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a server setting for both builds' runs (bench/run --set)")
     ap.add_argument("--purpose", default=None,
                     help="what the A/B measures (report title); default: issue 20's question")
     return ap.parse_args()
@@ -92,7 +96,8 @@ def ab_run(args, experiment, parse):
     for rnd in range(args.rounds):
         for rev in revs:
             results[rev].append(run_round(srcs[rev], rev, rnd, args.work, experiment, parse,
-                                          "--full" if getattr(args, "full", False) else "--quick"))
+                                          "--full" if getattr(args, "full", False) else "--quick",
+                                          getattr(args, "set", ())))
     minutes = (datetime.datetime.utcnow() - started).total_seconds() / 60
     return revs, results, started, minutes
 

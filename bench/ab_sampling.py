@@ -37,7 +37,7 @@ def write_report(args, revs, results, started, minutes):
              f"{args.rounds} rounds. Speed-up = BERNOULLI's median / swr's median, in the same "
              "run; B/A = median of B's speed-ups / median of A's.", "",
              f"Produced by `bench/ab_sampling.py {args.rev_a} {args.rev_b} --rounds {args.rounds}"
-             f"{' --full' if args.full else ''} --name {args.name}` on {started:%Y-%m-%d %H:%M} UTC in {minutes:.0f} minutes, "
+             f"{' --full' if args.full else ''}{''.join(' --set ' + x for x in args.set)} --name {args.name}` on {started:%Y-%m-%d %H:%M} UTC in {minutes:.0f} minutes, "
              f"PostgreSQL from `{PG_CONFIG}`, release builds. The machine has 2 cores.", "",
              "| n | A swr ms (median) | A vs bernoulli | B swr ms (median) | B vs bernoulli | "
              "B/A |", "|---|---|---|---|---|---|"]

@@ -1,12 +1,13 @@
 #!/bin/bash
 # One backend running SELECT count(*) FROM a TABLESAMPLE swr(N) for 12 s on ROWS rows
 # (abtree index on random y, table and index prewarmed); perf on it for 8 s.
-# N (default 10000) and ROWS (default 1000000) come from the environment.
+# N (default 10000) and ROWS (default 1000000) come from the environment; PROFILE_CONF, if
+# set, is one more postgresql.conf line (e.g. "huge_pages = on", with vm.nr_hugepages set).
 # Run as root with the extension installed in PostgreSQL 15 (release build).  Prints the
 # runs' latency and perf's top functions.
 . "$(dirname "$0")/cluster.sh"
 D=/var/tmp/abtswr/cl
-profile_cluster $D 55498
+profile_cluster $D 55498 ${PROFILE_CONF:+"$PROFILE_CONF"}
 $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
    -c "CREATE TABLE a(x int4, y int4); INSERT INTO a SELECT g, (random()*1e9)::int FROM generate_series(1,${ROWS:-1000000}) g; CREATE INDEX a_y ON a USING abtree (y)" \
    -c "VACUUM ANALYZE a" -c "SELECT pg_prewarm('a'), pg_prewarm('a_y')" >/dev/null
