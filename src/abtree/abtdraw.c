@@ -561,7 +561,7 @@ abt_child_reads_next(AbtChildReads *reads, int g)
 	{
 		/* not issued ahead: the first child, or no read-ahead */
 		reads->next = g + 1;
-		reads->groups[g].recent = InvalidBuffer;
+		reads->groups[g].recent = abt_hinted(reads->rel, reads->groups[g].child);
 	}
 	for (; reads->next < reads->ngroups && reads->next <= g + reads->distance; reads->next++)
 	{

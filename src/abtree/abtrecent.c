@@ -14,7 +14,8 @@
  * lock before pinning, so a block evicted or moved since costs only the
  * fallback, and a remembered buffer is never more than a hint.
  *
- * The hints are a backend-local table, two-way set associative, of
+ * The hints are a backend-local table, eight-way set associative (a set
+ * is a cache line: a block whose set is full is rare), of
  * 2 * NBuffers entries (at least 1,024, at most 2^18: 2 MB), made on
  * first use.  An entry is 64 bits: the block number, a relation's slot
  * in a list of the last 15 relation files read this way, and the buffer
@@ -53,6 +54,7 @@ typedef RelFileNode AbtFileId;
 #endif
 
 #define ABT_HINT_FILES		15
+#define ABT_HINT_WAYS		8		/* a set: one 64-byte cache line */
 #define ABT_HINT_BUF_BITS	28
 #define ABT_HINT_MIN		1024
 #define ABT_HINT_MAX		(1 << 18)
@@ -94,7 +96,10 @@ abt_hints_alloc(Size size)
 		}
 	}
 #endif
-	return MemoryContextAllocZero(TopMemoryContext, size);
+	/* sets on cache-line boundaries */
+	return (uint64 *) TYPEALIGN(PG_CACHE_LINE_SIZE,
+								MemoryContextAllocZero(TopMemoryContext,
+													   size + PG_CACHE_LINE_SIZE));
 }
 
 static bool
@@ -138,11 +143,12 @@ abt_hint_file(Relation rel)
 	return abt_hint_last = abt_hint_nfiles;
 }
 
-/* the first entry of the two-entry set of (file, blkno) */
+/* the first entry of the set of (file, blkno) */
 static inline uint32
 abt_hint_set(int file, BlockNumber blkno)
 {
-	return hash_combine(murmurhash32(blkno), (uint32) file) & abt_hint_mask & ~(uint32) 1;
+	return hash_combine(murmurhash32(blkno), (uint32) file) & abt_hint_mask &
+		~(uint32) (ABT_HINT_WAYS - 1);
 }
 
 static inline uint64
@@ -157,15 +163,14 @@ abt_hint_get(int file, BlockNumber blkno)
 {
 	uint64		key = abt_hint_key(file, blkno);
 	uint64		mask = ~(uint64) 0 << ABT_HINT_BUF_BITS;
-	uint32		s;
+	uint64	   *set;
 
 	if (file == 0)
 		return InvalidBuffer;
-	s = abt_hint_set(file, blkno);
-	if ((abt_hints[s] & mask) == key)
-		return (Buffer) (abt_hints[s] & ~mask);
-	if ((abt_hints[s + 1] & mask) == key)
-		return (Buffer) (abt_hints[s + 1] & ~mask);
+	set = &abt_hints[abt_hint_set(file, blkno)];
+	for (int i = 0; i < ABT_HINT_WAYS; i++)
+		if ((set[i] & mask) == key)
+			return (Buffer) (set[i] & ~mask);
 	return InvalidBuffer;
 }
 
@@ -174,16 +179,26 @@ abt_hint_put(int file, BlockNumber blkno, Buffer buf)
 {
 	uint64		key = abt_hint_key(file, blkno);
 	uint64		mask = ~(uint64) 0 << ABT_HINT_BUF_BITS;
-	uint32		s;
+	uint64	   *set;
+	int			way = -1;
 
 	if (file == 0 || buf <= 0)
 		return;
-	s = abt_hint_set(file, blkno);
-	/* the entry of this block if there is one, else either way in turn */
-	if ((abt_hints[s + 1] & mask) == key ||
-		((abt_hints[s] & mask) != key && (abt_hint_victim++ & 1)))
-		s++;
-	abt_hints[s] = key | (uint64) buf;
+	set = &abt_hints[abt_hint_set(file, blkno)];
+	/* the entry of this block, else an empty one, else each way in turn */
+	for (int i = 0; i < ABT_HINT_WAYS; i++)
+	{
+		if ((set[i] & mask) == key)
+		{
+			way = i;
+			break;
+		}
+		if (set[i] == 0 && way < 0)
+			way = i;
+	}
+	if (way < 0)
+		way = abt_hint_victim++ % ABT_HINT_WAYS;
+	set[way] = key | (uint64) buf;
 }
 
 /*
@@ -198,6 +213,17 @@ abt_hint_prefetch(Relation rel, BlockNumber blkno)
 
 	if (file > 0)
 		abt_prefetch(&abt_hints[abt_hint_set(file, blkno)]);
+}
+
+/*
+ * For a read not issued ahead (the first of a level, or no read-ahead):
+ * the buffer blkno was last seen in, unchecked (abt_read_recent checks
+ * it), or InvalidBuffer.
+ */
+Buffer
+abt_hinted(Relation rel, BlockNumber blkno)
+{
+	return abt_hint_get(abt_hint_file(rel), blkno);
 }
 
 /*

@@ -415,6 +415,7 @@ extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage
 extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
 extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);
 extern void abt_hint_prefetch(Relation rel, BlockNumber blkno);
+extern Buffer abt_hinted(Relation rel, BlockNumber blkno);
 #endif
 
 /* abtsort.c */
