@@ -13,6 +13,7 @@
  */
 #include "abtree_ext.h"
 
+#include "abtree/abtree.h"
 #include "mvstore/mvstore.h"
 #include "pbtree/pbtree.h"
 #include "swr/swr.h"
@@ -30,9 +31,11 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 Size
 abt_shmem_size(void)
 {
-	return add_size(add_size(add_size(MAXALIGN(sizeof(AbtSharedState)), mvs_shmem_size()),
-							 swr_stats_shmem_size()),
-					pbt_shmem_size());
+	return add_size(add_size(add_size(add_size(MAXALIGN(sizeof(AbtSharedState)),
+												mvs_shmem_size()),
+									   swr_stats_shmem_size()),
+							 pbt_shmem_size()),
+					abt_hints_shmem_size());
 }
 
 static void
@@ -45,6 +48,7 @@ abt_shmem_request(void)
 	mvs_shmem_request();
 	swr_stats_shmem_request();
 	RequestAddinShmemSpace(pbt_shmem_size());
+	RequestAddinShmemSpace(abt_hints_shmem_size());
 }
 
 static void
@@ -80,6 +84,7 @@ abt_shmem_startup(void)
 	mvs_shmem_startup();
 	swr_stats_shmem_startup();
 	pbt_shmem_init();
+	abt_hints_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

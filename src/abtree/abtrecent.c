@@ -8,26 +8,25 @@
  * cached, what such a read costs is its cache misses, and the
  * buffer-mapping look-up (a shared hash table larger than the CPU's
  * caches) was the biggest of them: a quarter of swr(1000) on 10M rows
- * (bench/results/recent_buffer_profile.md).  So a backend remembers, per
- * block it read, the buffer the block was in, and checks that buffer
+ * (bench/results/recent_buffer_profile.md).  So the buffer each block was
+ * read in is remembered, and a reader checks that buffer
  * first: ReadRecentBuffer verifies the buffer's tag under its header
  * lock before pinning, so a block evicted or moved since costs only the
  * fallback, and a remembered buffer is never more than a hint.
  *
- * The hints are a backend-local table, eight-way set associative (a set
- * is a cache line: a block whose set is full is rare), of
- * 2 * NBuffers entries (at least 1,024, at most 2^18: 2 MB), made on
- * first use.  An entry is 64 bits: the block number, a relation's slot
- * in a list of the last 15 relation files read this way, and the buffer
- * (28 bits: with 2^28 or more shared buffers there are no hints).  When
- * a sixteenth file comes, the table starts over.  Temporary relations
- * (local buffers) get no hints.  The table is read at random and is
- * larger than a core's cache, so it sits on a transparent huge page where
- * the system allows that (abt_hints_alloc), and the readers ask for the
- * hint of a block a few blocks before they get to it (abt_hint_prefetch).
- * While hints keep being right they are trusted until ReadRecentBuffer
- * checks them (abt_hint_outcome).  Measured in
- * bench/results/buffer_hints_profile.md.
+ * The hints are one table in shared memory, four-way set associative (a
+ * set is a cache line), of 2 * NBuffers entries (at least 1,024, at most
+ * 2^20: 16 bytes each, 4 MB with 1 GB of shared buffers), so that a
+ * backend finds the buffers other backends read (a new connection's first
+ * sample too).  An entry is (block, relation file number, database,
+ * buffer); any backend writes it without a lock when it read the block
+ * some other way, and a torn or stale entry is only a wrong hint.
+ * Temporary relations (local buffers) get no hints.  The table is read at
+ * random and is larger than a core's cache (it is on huge pages when
+ * shared memory is), so the readers ask for the hint of a block a few
+ * blocks before they get to it (abt_hint_prefetch).  While hints keep
+ * being right they are believed until ReadRecentBuffer checks them
+ * (abt_hint_outcome).  Measured in bench/results/full/buffer_hints.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,170 +34,138 @@
 
 #if PG_VERSION_NUM < 170000
 
-#include <sys/mman.h>
-
 #include "common/hashfn.h"
 #include "pgstat.h"
 #include "storage/buf_internals.h"
-#include "utils/memutils.h"
+#include "storage/shmem.h"
 #include "utils/rel.h"
 
 #if PG_VERSION_NUM >= 160000
-typedef RelFileLocator AbtFileId;
 #define abt_file_of(rel)		((rel)->rd_locator)
-#define abt_files_equal(a, b)	RelFileLocatorEquals(a, b)
+#define abt_file_rel(rel)		((rel)->rd_locator.relNumber)
+#define abt_file_db(rel)		((rel)->rd_locator.dbOid)
 #else
-typedef RelFileNode AbtFileId;
 #define abt_file_of(rel)		((rel)->rd_node)
-#define abt_files_equal(a, b)	RelFileNodeEquals(a, b)
+#define abt_file_rel(rel)		((rel)->rd_node.relNode)
+#define abt_file_db(rel)		((rel)->rd_node.dbNode)
 #endif
-
-#define ABT_HINT_FILES		15
-#define ABT_HINT_WAYS		8		/* a set: one 64-byte cache line */
-#define ABT_HINT_BUF_BITS	28
-#define ABT_HINT_MIN		1024
-#define ABT_HINT_MAX		(1 << 18)
-
-static uint64 *abt_hints;		/* NULL: not made yet, or no hints */
-static uint32 abt_hint_mask;	/* entries - 1 */
-static bool abt_hints_off;
-static AbtFileId abt_hint_files[ABT_HINT_FILES];
-static int	abt_hint_nfiles;
-static int	abt_hint_last;		/* the slot found last */
-static uint32 abt_hint_victim;	/* which way of a set a new entry takes */
-static int	abt_hint_stale;		/* recent stale hints, weighted (below) */
 
 /*
- * Zeroed memory for the table, for the backend's life.  Its entries are
- * read at random, one per block, so on Linux ask for transparent huge
- * pages where the system allows them on request (enabled = madvise or
- * always): with 4 kB pages, the table's 2 MB need 512 TLB entries, which
- * the random page reads keep evicting.
+ * One hint.  Written and read without a lock, by any backend: a reader
+ * may see a mix of two writers' fields, which is as harmless as any other
+ * wrong hint once buf is checked to be a buffer (abt_hint_get).
  */
-static uint64 *
-abt_hints_alloc(Size size)
+typedef struct AbtHint
 {
-#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-	Size		huge = 2 * 1024 * 1024;
+	BlockNumber blkno;
+	Oid			rel;			/* the relation file's number */
+	Oid			db;
+	int32		buf;			/* 0: empty */
+} AbtHint;
 
-	if (size >= huge)
-	{
-		/* map one huge page more, to start on a huge page's boundary */
-		char	   *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE,
-							 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#define ABT_HINT_WAYS		4	/* a set: one 64-byte cache line */
+#define ABT_HINT_MIN		1024
+#define ABT_HINT_MAX		(1 << 20)
 
-		if (p != MAP_FAILED)
-		{
-			char	   *aligned = (char *) TYPEALIGN(huge, p);
+static AbtHint *abt_hints;		/* NULL: no shared table (not preloaded) */
+static uint32 abt_hint_mask;	/* entries - 1 */
+static uint32 abt_hint_victim;	/* which way of a full set a new entry takes */
+static int	abt_hint_stale;		/* recent stale hints, weighted (below) */
 
-			(void) madvise(aligned, size, MADV_HUGEPAGE);
-			return (uint64 *) aligned;	/* anonymous memory reads as zeros */
-		}
-	}
-#endif
-	/* sets on cache-line boundaries */
-	return (uint64 *) TYPEALIGN(PG_CACHE_LINE_SIZE,
-								MemoryContextAllocZero(TopMemoryContext,
-													   size + PG_CACHE_LINE_SIZE));
-}
-
-static bool
-abt_hints_make(void)
+static uint32
+abt_hint_entries(void)
 {
 	uint32		n = ABT_HINT_MIN;
 
-	if (abt_hints_off || NBuffers >= (1 << ABT_HINT_BUF_BITS))
-	{
-		abt_hints_off = true;
-		return false;
-	}
-	while (n < ABT_HINT_MAX && n < 2 * (uint32) NBuffers)
+	while (n < ABT_HINT_MAX && n < 2 * (uint32) Min(NBuffers, ABT_HINT_MAX))
 		n <<= 1;
-	abt_hints = abt_hints_alloc(n * sizeof(uint64));
-	abt_hint_mask = n - 1;
-	return true;
+	return n;
 }
 
-/* rel's slot (1..15), making one; 0 for no hints */
-static int
-abt_hint_file(Relation rel)
+/* The table's share of shared memory (shmem.c): 16 bytes an entry. */
+Size
+abt_hints_shmem_size(void)
 {
-	int			i;
-
-	if (RelationUsesLocalBuffers(rel) || (abt_hints == NULL && !abt_hints_make()))
-		return 0;
-	if (abt_hint_last > 0 &&
-		abt_files_equal(abt_hint_files[abt_hint_last - 1], abt_file_of(rel)))
-		return abt_hint_last;
-	for (i = 0; i < abt_hint_nfiles; i++)
-		if (abt_files_equal(abt_hint_files[i], abt_file_of(rel)))
-			return abt_hint_last = i + 1;
-	if (abt_hint_nfiles == ABT_HINT_FILES)
-	{
-		/* every slot taken: forget all hints rather than keep stale ones */
-		memset(abt_hints, 0, (abt_hint_mask + 1) * sizeof(uint64));
-		abt_hint_nfiles = 0;
-	}
-	abt_hint_files[abt_hint_nfiles++] = abt_file_of(rel);
-	return abt_hint_last = abt_hint_nfiles;
+	return add_size(mul_size(abt_hint_entries(), sizeof(AbtHint)), PG_CACHE_LINE_SIZE);
 }
 
-/* the first entry of the set of (file, blkno) */
-static inline uint32
-abt_hint_set(int file, BlockNumber blkno)
+/* Attach to the table, making it empty the first time (shmem.c). */
+void
+abt_hints_shmem_init(void)
 {
-	return hash_combine(murmurhash32(blkno), (uint32) file) & abt_hint_mask &
-		~(uint32) (ABT_HINT_WAYS - 1);
+	bool		found;
+	char	   *mem = ShmemInitStruct("abtree buffer hints", abt_hints_shmem_size(), &found);
+
+	if (!found)
+		memset(mem, 0, abt_hints_shmem_size());
+	/* sets on cache-line boundaries */
+	abt_hints = (AbtHint *) TYPEALIGN(PG_CACHE_LINE_SIZE, mem);
+	abt_hint_mask = abt_hint_entries() - 1;
 }
 
-static inline uint64
-abt_hint_key(int file, BlockNumber blkno)
+/* rel's set of hints for blkno, or NULL for none (local buffers) */
+static inline AbtHint *
+abt_hint_set(Relation rel, BlockNumber blkno)
 {
-	return ((uint64) blkno << 32) | ((uint64) file << ABT_HINT_BUF_BITS);
+	uint32		h;
+
+	if (abt_hints == NULL || RelationUsesLocalBuffers(rel))
+		return NULL;
+	h = hash_combine(murmurhash32(blkno),
+					 murmurhash32(abt_file_rel(rel) ^ (abt_file_db(rel) << 16)));
+	return &abt_hints[h & abt_hint_mask & ~(uint32) (ABT_HINT_WAYS - 1)];
 }
 
-/* The buffer (file, blkno) was last seen in, or InvalidBuffer. */
+static inline bool
+abt_hint_is(const AbtHint *h, Relation rel, BlockNumber blkno)
+{
+	return h->blkno == blkno && h->rel == abt_file_rel(rel) && h->db == abt_file_db(rel);
+}
+
+/* The buffer (rel, blkno) was last seen in, or InvalidBuffer. */
 static Buffer
-abt_hint_get(int file, BlockNumber blkno)
+abt_hint_get(Relation rel, BlockNumber blkno)
 {
-	uint64		key = abt_hint_key(file, blkno);
-	uint64		mask = ~(uint64) 0 << ABT_HINT_BUF_BITS;
-	uint64	   *set;
+	AbtHint    *set = abt_hint_set(rel, blkno);
 
-	if (file == 0)
+	if (set == NULL)
 		return InvalidBuffer;
-	set = &abt_hints[abt_hint_set(file, blkno)];
 	for (int i = 0; i < ABT_HINT_WAYS; i++)
-		if ((set[i] & mask) == key)
-			return (Buffer) (set[i] & ~mask);
+	{
+		volatile AbtHint *h = &set[i];
+		int32		buf = h->buf;
+
+		if (abt_hint_is((const AbtHint *) h, rel, blkno))
+			return buf >= 1 && buf <= NBuffers ? buf : InvalidBuffer;
+	}
 	return InvalidBuffer;
 }
 
 static void
-abt_hint_put(int file, BlockNumber blkno, Buffer buf)
+abt_hint_put(Relation rel, BlockNumber blkno, Buffer buf)
 {
-	uint64		key = abt_hint_key(file, blkno);
-	uint64		mask = ~(uint64) 0 << ABT_HINT_BUF_BITS;
-	uint64	   *set;
+	AbtHint    *set = abt_hint_set(rel, blkno);
 	int			way = -1;
 
-	if (file == 0 || buf <= 0)
+	if (set == NULL || buf <= 0)
 		return;
-	set = &abt_hints[abt_hint_set(file, blkno)];
 	/* the entry of this block, else an empty one, else each way in turn */
 	for (int i = 0; i < ABT_HINT_WAYS; i++)
 	{
-		if ((set[i] & mask) == key)
+		if (abt_hint_is(&set[i], rel, blkno))
 		{
 			way = i;
 			break;
 		}
-		if (set[i] == 0 && way < 0)
+		if (set[i].buf == 0 && way < 0)
 			way = i;
 	}
 	if (way < 0)
 		way = abt_hint_victim++ % ABT_HINT_WAYS;
-	set[way] = key | (uint64) buf;
+	set[way].buf = buf;
+	set[way].blkno = blkno;
+	set[way].rel = abt_file_rel(rel);
+	set[way].db = abt_file_db(rel);
 }
 
 /*
@@ -209,10 +176,10 @@ abt_hint_put(int file, BlockNumber blkno, Buffer buf)
 void
 abt_hint_prefetch(Relation rel, BlockNumber blkno)
 {
-	int			file = abt_hint_file(rel);
+	AbtHint    *set = abt_hint_set(rel, blkno);
 
-	if (file > 0)
-		abt_prefetch(&abt_hints[abt_hint_set(file, blkno)]);
+	if (set != NULL)
+		abt_prefetch(set);
 }
 
 /*
@@ -223,7 +190,7 @@ abt_hint_prefetch(Relation rel, BlockNumber blkno)
 Buffer
 abt_hinted(Relation rel, BlockNumber blkno)
 {
-	return abt_hint_get(abt_hint_file(rel), blkno);
+	return abt_hint_get(rel, blkno);
 }
 
 /*
@@ -286,8 +253,7 @@ abt_hint_outcome(bool good)
 Buffer
 abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail)
 {
-	int			file = abt_hint_file(rel);
-	Buffer		recent = abt_hint_get(file, blkno);
+	Buffer		recent = abt_hint_get(rel, blkno);
 
 	if (BufferIsValid(recent) && abt_hint_stale > ABT_HINT_STALE_MAX)
 	{
@@ -302,7 +268,7 @@ abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail)
 		recent = PrefetchBuffer(rel, MAIN_FORKNUM, blkno).recent_buffer;
 		if (BufferIsLocal(recent))
 			return InvalidBuffer;
-		abt_hint_put(file, blkno, recent);
+		abt_hint_put(rel, blkno, recent);
 	}
 	if (BufferIsValid(recent))
 	{
@@ -343,8 +309,22 @@ abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
 		}
 	}
 	buf = ReadBuffer(rel, blkno);
-	abt_hint_put(abt_hint_file(rel), blkno, buf);
+	abt_hint_put(rel, blkno, buf);
 	return buf;
+}
+
+#else							/* PG_VERSION_NUM >= 170000 */
+
+/* From 17 on the read streams look blocks up: no hints. */
+Size
+abt_hints_shmem_size(void)
+{
+	return 0;
+}
+
+void
+abt_hints_shmem_init(void)
+{
 }
 
 #endif							/* PG_VERSION_NUM < 170000 */

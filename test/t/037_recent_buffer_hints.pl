@@ -1,14 +1,15 @@
 # Where a block was last seen (issue 21, src/abtree/abtrecent.c): before
-# PostgreSQL 17 a sampling backend remembers the buffer each leaf and heap
-# block it read was in, and reads it from there when read-ahead is on.  A
-# remembered buffer is only a hint: here shared buffers are tiny (64), so
-# almost every hint is stale by the next query (the buffer now holds another
-# block, of the same file or of another), the sampled files outnumber the
-# hint table's 15 slots (a partitioned table of 20 partitions: it starts
-# over), and VACUUM FULL and TRUNCATE give the files new numbers.  The
+# PostgreSQL 17 the buffer each leaf and heap block was read in is kept in a
+# table of hints in shared memory, and with read-ahead on a block is read
+# from its hinted buffer.  A hint is only a hint: here shared buffers are
+# tiny (64), so almost every hint is stale by the next query (the buffer
+# now holds another block, of the same file or of another), sessions come
+# and go and find each other's hints, a partitioned table of 20 partitions
+# is sampled, and VACUUM FULL and TRUNCATE give the files new numbers.  The
 # samples (REPEATABLE) must be exactly those drawn with read-ahead off
-# (effective_io_concurrency = 0, where no hint is used), and the buffer
-# statistics must count every read once.  On 17+ the same checks run the
+# (effective_io_concurrency = 0, where no hint is used ahead), and EXPLAIN
+# must count every read once.  A build that trusts a stale hint fails here
+# ("index ... contains corrupted page").  On 17+ the same checks run the
 # read streams instead.
 use strict;
 use warnings;
