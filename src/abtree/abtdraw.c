@@ -559,9 +559,13 @@ abt_child_reads_next(AbtChildReads *reads, int g)
 #else
 	if (reads->next <= g)
 	{
-		/* not issued ahead: the first child, or no read-ahead */
+		/*
+		 * not issued ahead: the first child (through its hint), or no
+		 * read-ahead (plain ReadBuffer, as the tests' reference)
+		 */
 		reads->next = g + 1;
-		reads->groups[g].recent = abt_hinted(reads->rel, reads->groups[g].child);
+		reads->groups[g].recent = reads->distance > 0 ?
+			abt_hinted(reads->rel, reads->groups[g].child) : InvalidBuffer;
 	}
 	for (; reads->next < reads->ngroups && reads->next <= g + reads->distance; reads->next++)
 	{

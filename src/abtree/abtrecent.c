@@ -24,9 +24,8 @@
  * Temporary relations (local buffers) get no hints.  The table is read at
  * random and is larger than a core's cache (it is on huge pages when
  * shared memory is), so the readers ask for the hint of a block a few
- * blocks before they get to it (abt_hint_prefetch).  While hints keep
- * being right they are believed until ReadRecentBuffer checks them
- * (abt_hint_outcome).  Measured in bench/results/full/buffer_hints.md.
+ * blocks before they get to it (abt_hint_prefetch).  Measured in
+ * bench/results/full/buffer_hints.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -53,7 +52,7 @@
 /*
  * One hint.  Written and read without a lock, by any backend: a reader
  * may see a mix of two writers' fields, which is as harmless as any other
- * wrong hint once buf is checked to be a buffer (abt_hint_get).
+ * wrong hint once buf is checked to be a buffer (abt_hinted).
  */
 typedef struct AbtHint
 {
@@ -70,7 +69,6 @@ typedef struct AbtHint
 static AbtHint *abt_hints;		/* NULL: no shared table (not preloaded) */
 static uint32 abt_hint_mask;	/* entries - 1 */
 static uint32 abt_hint_victim;	/* which way of a full set a new entry takes */
-static int	abt_hint_stale;		/* recent stale hints, weighted (below) */
 
 static uint32
 abt_hint_entries(void)
@@ -122,9 +120,12 @@ abt_hint_is(const AbtHint *h, Relation rel, BlockNumber blkno)
 	return h->blkno == blkno && h->rel == abt_file_rel(rel) && h->db == abt_file_db(rel);
 }
 
-/* The buffer (rel, blkno) was last seen in, or InvalidBuffer. */
-static Buffer
-abt_hint_get(Relation rel, BlockNumber blkno)
+/*
+ * The buffer (rel, blkno) was last seen in, unchecked (abt_read_recent
+ * checks it), or InvalidBuffer.
+ */
+Buffer
+abt_hinted(Relation rel, BlockNumber blkno)
 {
 	AbtHint    *set = abt_hint_set(rel, blkno);
 
@@ -171,7 +172,7 @@ abt_hint_put(Relation rel, BlockNumber blkno, Buffer buf)
 /*
  * Ask the CPU for the hint of (rel, blkno), for a reader that will prepare
  * that block's read a few blocks later: the table is too large for the
- * caches, and its look-up was a sixth of swr(1000) on 10M rows.
+ * caches (bench/results/buffer_hints_profile.md).
  */
 void
 abt_hint_prefetch(Relation rel, BlockNumber blkno)
@@ -180,17 +181,6 @@ abt_hint_prefetch(Relation rel, BlockNumber blkno)
 
 	if (set != NULL)
 		abt_prefetch(set);
-}
-
-/*
- * For a read not issued ahead (the first of a level, or no read-ahead):
- * the buffer blkno was last seen in, unchecked (abt_read_recent checks
- * it), or InvalidBuffer.
- */
-Buffer
-abt_hinted(Relation rel, BlockNumber blkno)
-{
-	return abt_hint_get(rel, blkno);
 }
 
 /*
@@ -216,53 +206,26 @@ abt_hint_holds(Relation rel, BlockNumber blkno, Buffer buf)
 }
 
 /*
- * Whether to trust hints without looking at their buffer first.  Checking
- * the tag of a hinted buffer is a cache miss the reader waits for (two
- * fifths of swr(1000) on 10M cached rows); trusting a stale hint skips
- * PrefetchBuffer, so a block evicted since is read without its read-ahead.
- * So trust while hints keep being right: each stale hint found counts 16,
- * each good one takes one off, and above 256 (about one stale hint in 16
- * lately) every hint is checked.
- */
-#define ABT_HINT_STALE_COST	16
-#define ABT_HINT_STALE_MAX	256
-
-static inline void
-abt_hint_outcome(bool good)
-{
-	if (!good)
-		abt_hint_stale = Min(abt_hint_stale + ABT_HINT_STALE_COST, 2 * ABT_HINT_STALE_MAX);
-	else if (abt_hint_stale > 0)
-		abt_hint_stale--;
-}
-
-/*
  * Prepare a read of blkno that a reader will do soon.  When the block was
- * last seen in a buffer that still holds it, that buffer is returned
- * without a look-up (and while hints are good, without looking at it:
- * abt_read_recent checks it); otherwise PrefetchBuffer looks the block up
- * (and for a block not cached starts its read) and returns the buffer it
- * found it in.  The reader passes the result to abt_read_recent.  For a cached
- * block, also ask the CPU for what the reader touches first: the buffer's
- * descriptor (the pin), the page header and line pointers, and with tail
- * the end of the page (an abtree page's special space).  Returns
- * InvalidBuffer for a block not cached, and always for a temporary
+ * last seen in a buffer that still seems to hold it (its tag read without
+ * the lock), that buffer is returned without a look-up; otherwise
+ * PrefetchBuffer looks the block up (and for a block not cached starts its
+ * read, which is why a stale hint is not simply passed on) and returns the
+ * buffer it found it in.  The reader passes the result to abt_read_recent.
+ * For a cached block, also ask the CPU for what the reader touches first:
+ * the buffer's descriptor (the pin), the page header and line pointers,
+ * and with tail the end of the page (an abtree page's special space).
+ * Returns InvalidBuffer for a block not cached, and always for a temporary
  * relation (ReadRecentBuffer mishandled local buffers in some minor
  * releases).
  */
 Buffer
 abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail)
 {
-	Buffer		recent = abt_hint_get(rel, blkno);
+	Buffer		recent = abt_hinted(rel, blkno);
 
-	if (BufferIsValid(recent) && abt_hint_stale > ABT_HINT_STALE_MAX)
-	{
-		bool		holds = abt_hint_holds(rel, blkno, recent);
-
-		abt_hint_outcome(holds);
-		if (!holds)
-			recent = InvalidBuffer;
-	}
+	if (BufferIsValid(recent) && !abt_hint_holds(rel, blkno, recent))
+		recent = InvalidBuffer;
 	if (!BufferIsValid(recent))
 	{
 		recent = PrefetchBuffer(rel, MAIN_FORKNUM, blkno).recent_buffer;
@@ -296,17 +259,12 @@ abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
 {
 	Buffer		buf;
 
-	if (BufferIsValid(recent))
+	if (BufferIsValid(recent) &&
+		ReadRecentBuffer(abt_file_of(rel), MAIN_FORKNUM, blkno, recent))
 	{
-		bool		good = ReadRecentBuffer(abt_file_of(rel), MAIN_FORKNUM, blkno, recent);
-
-		abt_hint_outcome(good);
-		if (good)
-		{
-			pgstat_count_buffer_read(rel);
-			pgstat_count_buffer_hit(rel);
-			return recent;
-		}
+		pgstat_count_buffer_read(rel);
+		pgstat_count_buffer_hit(rel);
+		return recent;
 	}
 	buf = ReadBuffer(rel, blkno);
 	abt_hint_put(rel, blkno, buf);

@@ -416,8 +416,8 @@ extern void abt_hints_shmem_init(void);
 #if PG_VERSION_NUM < 170000
 extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
 extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);
-extern void abt_hint_prefetch(Relation rel, BlockNumber blkno);
 extern Buffer abt_hinted(Relation rel, BlockNumber blkno);
+extern void abt_hint_prefetch(Relation rel, BlockNumber blkno);
 #endif
 
 /* abtsort.c */
