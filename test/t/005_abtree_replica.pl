@@ -22,7 +22,7 @@ wal_consistency_checking = 'abtree'
 });
 $primary->start;
 # wal_consistency_checking puts a page image into every record: keep the WAL
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby', true)");
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION abtree;
 CREATE TABLE t (id serial, k int, w int NOT NULL, pad text);

@@ -119,8 +119,17 @@ INSERT INTO t (k, w, pad) SELECT (random() * 100000)::int, 1 + (random() * 9)::i
 # primary adds a page image to each (wal_consistency_checking is read where
 # the WAL is written; on the standby alone it would check nothing)
 my $primary = new_primary('abt_cc_primary', "wal_consistency_checking = 'abtree'\n");
-# a slot: the images make much WAL, which must wait for a standby that lags
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
+# a slot: the images make much WAL, which must wait for a standby that lags.
+# It reserves WAL when created (true): unreserved, it would hold nothing until
+# the walreceiver first connects, and a checkpoint in the first cycle could
+# remove the segment the base backup's standby asks for.  wal_keep_size
+# covers what a crash can take back: a slot's restart_lsn is saved only at
+# checkpoints, and a release without the fix for that race may remove WAL
+# past the saved position ("requested WAL segment ... has already been
+# removed" after a restart, seen once in CI on 15).
+$primary->append_conf('postgresql.conf', "wal_keep_size = '1GB'\n");
+$primary->reload;
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby', true)");
 $primary->backup('base');
 my $standby = PostgreSQL::Test::Cluster->new('abt_cc_standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);

@@ -43,7 +43,7 @@ CREATE UNLOGGED TABLE u (k int);
 CREATE INDEX u_k ON u USING pbtree (k);
 INSERT INTO u SELECT generate_series(1, 2000);
 });
-$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby', true)");
 $primary->backup('base');
 my $standby = PostgreSQL::Test::Cluster->new('pbt_standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
