@@ -624,7 +624,7 @@ abt_lock_split_chain(AbtInsertState *ist, AbtStack *stack, Buffer leaf)
 
 		if (may_split && !AbtPageIsRightmost(opaque))
 		{
-			up[n - 1].sib = ReadBuffer(ist->rel, opaque->next);
+			up[n - 1].sib = abt_read_hinted(ist->rel, opaque->next);
 			LockBuffer(up[n - 1].sib, BUFFER_LOCK_EXCLUSIVE);
 			abt_check_page(ist->rel, up[n - 1].sib);
 		}

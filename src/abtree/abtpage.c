@@ -86,7 +86,7 @@ abt_read_meta(Relation rel, AbtMetaPageData *meta)
 void
 abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta)
 {
-	Buffer		buf = ReadBuffer(rel, blkno);
+	Buffer		buf = abt_read_hinted(rel, blkno);
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	abt_check_page(rel, buf);

@@ -291,7 +291,7 @@ abt_pass_add_intact(AbtPass *pass, BlockNumber p, Buffer *q)
 		if (AbtPageIsRightmost(AbtPageGetOpaque(BufferGetPage(buf))))
 			elog(ERROR, "abtree: downlink to block %u vanished from index \"%s\"",
 				 p, RelationGetRelationName(pass->rel));
-		next = ReadBuffer(pass->rel, AbtPageGetOpaque(BufferGetPage(buf))->next);
+		next = abt_read_hinted(pass->rel, AbtPageGetOpaque(BufferGetPage(buf))->next);
 		LockBuffer(next, pass->mode);
 		abt_check_page(pass->rel, next);
 		if (buf == top->buf)
@@ -401,7 +401,7 @@ abt_pass_stack_above(AbtPass *pass, uint16 level, AbtStack *stack)
 	 * even if it has split since.
 	 */
 	abt_read_meta(pass->rel, &meta);
-	buf = ReadBuffer(pass->rel, meta.root);
+	buf = abt_read_hinted(pass->rel, meta.root);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	abt_check_page(pass->rel, buf);
 	stack->depth = 0;
@@ -649,7 +649,7 @@ restart:
 		off = abt_pass_downlink(&pass, p);
 		sid = opaque->sid;
 		clevel = opaque->level - 1;
-		c = ReadBuffer(rel, AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
+		c = abt_read_hinted(rel, AbtDownlinkGetChild((IndexTuple) PageGetItem(page,
 																		 PageGetItemId(page, off))));
 		LockBuffer(p, BUFFER_LOCK_UNLOCK);
 		abt_debug_pause(clevel);

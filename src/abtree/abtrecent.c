@@ -271,7 +271,35 @@ abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
 	return buf;
 }
 
+/*
+ * ReadBuffer(rel, blkno) for a reader that did not prepare the read: the
+ * descents of inserts, passes and scans, and the sketch pages, which visit
+ * the same upper pages over and over and so nearly always find them where
+ * they were.  A hint whose buffer no longer seems to hold the block (its
+ * tag read without the lock) is not tried, so churn costs a descriptor
+ * read, not a header lock taken in vain (bench/results/insert_hints.md).
+ */
+Buffer
+abt_read_hinted(Relation rel, BlockNumber blkno)
+{
+	Buffer		recent = abt_hinted(rel, blkno);
+
+	if (BufferIsValid(recent) && !abt_hint_holds(rel, blkno, recent))
+		recent = InvalidBuffer;
+	return abt_read_recent(rel, blkno, recent);
+}
+
 #else							/* PG_VERSION_NUM >= 170000 */
+
+/*
+ * From 17 on, plain ReadBuffer: the hints are for 15 and 16, and a
+ * descent's look-ups are left as they are.
+ */
+Buffer
+abt_read_hinted(Relation rel, BlockNumber blkno)
+{
+	return ReadBuffer(rel, blkno);
+}
 
 /* From 17 on the read streams look blocks up: no hints. */
 Size

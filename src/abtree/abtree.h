@@ -413,6 +413,7 @@ extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage
 /* abtrecent.c: reads issued ahead before PostgreSQL 17's read streams */
 extern Size abt_hints_shmem_size(void);
 extern void abt_hints_shmem_init(void);
+extern Buffer abt_read_hinted(Relation rel, BlockNumber blkno);
 #if PG_VERSION_NUM < 170000
 extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
 extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);

@@ -84,7 +84,7 @@ abt_get_root(Relation rel, BlockNumber metablk, int access)
 			if (root == InvalidBlockNumber)
 				return InvalidBuffer;
 		}
-		buf = ReadBuffer(rel, root);
+		buf = abt_read_hinted(rel, root);
 		LockBuffer(buf, access);
 		abt_check_page(rel, buf);
 		if (AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(buf))))
@@ -101,7 +101,7 @@ Buffer
 abt_relandgetbuf(Relation rel, Buffer buf, BlockNumber blkno)
 {
 	UnlockReleaseBuffer(buf);
-	buf = ReadBuffer(rel, blkno);
+	buf = abt_read_hinted(rel, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	abt_check_page(rel, buf);
 	return buf;

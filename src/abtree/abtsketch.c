@@ -412,7 +412,7 @@ abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *values, bool *is
 Buffer
 abt_sketch_lock_page(Relation rel, BlockNumber blkno, int mode)
 {
-	Buffer		buf = ReadBuffer(rel, blkno);
+	Buffer		buf = abt_read_hinted(rel, blkno);
 
 	LockBuffer(buf, mode);
 	if (!(AbtPageGetOpaque(BufferGetPage(buf))->flags & ABTP_SKETCH))

@@ -25,7 +25,7 @@ abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf)
 {
 	while (abt_key_beyond_page(rel, key, BufferGetPage(buf)))
 	{
-		Buffer		next = ReadBuffer(rel, AbtPageGetOpaque(BufferGetPage(buf))->next);
+		Buffer		next = abt_read_hinted(rel, AbtPageGetOpaque(BufferGetPage(buf))->next);
 
 		LockBuffer(next, BUFFER_LOCK_EXCLUSIVE);
 		abt_check_page(rel, next);
@@ -78,7 +78,7 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 		if (opaque->level == 1)
 		{
 			UnlockReleaseBuffer(buf);
-			buf = ReadBuffer(rel, child);
+			buf = abt_read_hinted(rel, child);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			abt_check_page(rel, buf);
 			return abt_move_right_exclusive(rel, key, buf);
@@ -114,7 +114,7 @@ Buffer
 abt_lock_parent(Relation rel, AbtStack *stack, int level_index, BlockNumber child,
 				int mode, OffsetNumber *off)
 {
-	Buffer		buf = ReadBuffer(rel, stack->e[level_index].blkno);
+	Buffer		buf = abt_read_hinted(rel, stack->e[level_index].blkno);
 	OffsetNumber hint = stack->e[level_index].off;
 
 	LockBuffer(buf, mode);
@@ -133,7 +133,7 @@ abt_lock_parent(Relation rel, AbtStack *stack, int level_index, BlockNumber chil
 			UnlockReleaseBuffer(buf);
 			return InvalidBuffer;
 		}
-		next = ReadBuffer(rel, opaque->next);
+		next = abt_read_hinted(rel, opaque->next);
 		LockBuffer(next, mode);
 		abt_check_page(rel, next);
 		UnlockReleaseBuffer(buf);
@@ -202,7 +202,7 @@ abt_leftmost_above(Relation rel, uint16 level, AbtStack *stack)
 	Buffer		buf;
 
 	abt_read_meta(rel, &meta);
-	buf = ReadBuffer(rel, meta.root);
+	buf = abt_read_hinted(rel, meta.root);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	abt_check_page(rel, buf);
 	stack->depth = 0;
