@@ -609,6 +609,10 @@ void
 abt_sketch_mark_dirty(AbtSketchOp *op)
 {
 	const AbtSketchLayout *lay = &op->lay;
+	int			nbytes = (1 << lay->log2m) / 8;
+
+	StaticAssertStmt(sizeof(((AbtSketchCol *) NULL)->dirty) % sizeof(uint64) == 0,
+					 "the bitmap is read in words");
 
 	for (int i = 0; i < op->ncols; i++)
 	{
@@ -618,18 +622,30 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 			continue;
 		for (int chunk = 0; chunk < lay->nchunks; chunk++)
 			c->idx[chunk][0] = 0;
-		for (int byte = 0; byte < (1 << lay->log2m) / 8; byte++)
+		for (int word = 0; word < nbytes; word += sizeof(uint64))
 		{
-			if (c->dirty[byte] == 0)
-				continue;
-			for (int bit = 0; bit < 8; bit++)
-			{
-				int			b = byte * 8 + bit;
-				int			chunk = b / ABT_SKETCH_PER_CHUNK;
-				uint16	   *idx = c->idx[chunk];
+			uint64		bits;
 
-				if (c->dirty[byte] & (1 << bit))
+			/*
+			 * Eight bytes at a time (the bitmap is zero past the buckets):
+			 * this loop was 3% of a one-statement insert byte by byte.
+			 */
+			memcpy(&bits, c->dirty + word, sizeof(bits));
+			if (bits == 0)
+				continue;
+			for (int byte = word; byte < Min(word + (int) sizeof(uint64), nbytes); byte++)
+			{
+				uint32		set = c->dirty[byte];
+
+				while (set != 0)
+				{
+					int			b = byte * 8 + pg_rightmost_one_pos32(set);
+					int			chunk = b / ABT_SKETCH_PER_CHUNK;
+					uint16	   *idx = c->idx[chunk];
+
 					idx[++idx[0]] = (uint16) (b - chunk * ABT_SKETCH_PER_CHUNK);
+					set &= set - 1;
+				}
 			}
 		}
 		MarkBufferDirty(c->bufs[0]);
