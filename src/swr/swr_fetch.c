@@ -100,6 +100,7 @@ typedef struct SwrPrefetch
 	int64		reached;		/* distinct blocks the fetches reached */
 	Buffer	   *recent;			/* issued block i's buffer found (or not) by
 								 * PrefetchBuffer, at i % (distance + 1) */
+	OffsetNumber *first_off;	/* ... and the tuple its first draw takes */
 #endif
 } SwrPrefetch;
 
@@ -142,6 +143,7 @@ swr_prefetch_begin(SwrPrefetch *pf, SwrScanState *st, const SwrFetchAt *order)
 	pf->distance = get_tablespace_io_concurrency(st->tables[0].heap->rd_rel->reltablespace);
 	pf->issued = pf->reached = 0;
 	pf->recent = pf->on ? palloc(sizeof(Buffer) * (pf->distance + 1)) : NULL;
+	pf->first_off = pf->on ? palloc(sizeof(OffsetNumber) * (pf->distance + 1)) : NULL;
 #endif
 }
 
@@ -241,9 +243,12 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 	SwrTable   *t = &st->tables[at->table];
 	int			ring = pf->distance + 1;
 
+	int64		issued_before;
+
 	if (!pf->on || (k > 0 && swr_same_block(pf->order, k - 1, k)))
 		return;
 	pf->reached++;
+	issued_before = pf->issued;
 	while (pf->issued < pf->reached + pf->distance)
 	{
 		int32		table;
@@ -262,7 +267,24 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 		if (BufferIsValid(recent))
 			abt_prefetch(PageGetItemId(BufferGetPage(recent), pf->order[pf->ahead - 1].off));
 		pf->recent[pf->issued % ring] = recent;
+		pf->first_off[pf->issued % ring] = pf->order[pf->ahead - 1].off;
 		pf->issued++;
+	}
+	/*
+	 * The next block's first tuple, through its line pointer asked for when
+	 * the block was issued, if that was in an earlier call (just asked for,
+	 * reading it would wait; so not with a distance of 1): the miss on the
+	 * tuple header in heap_hot_search_buffer then overlaps this fetch.
+	 * Unpinned: the line pointer is a hint for an address only (prefetches
+	 * do not fault).
+	 */
+	if (pf->reached < issued_before && BufferIsValid(pf->recent[pf->reached % ring]))
+	{
+		char	   *page = (char *) BufferGetPage(pf->recent[pf->reached % ring]);
+		ItemIdData	lp = *(volatile ItemIdData *) PageGetItemId((Page) page,
+																 pf->first_off[pf->reached % ring]);
+
+		abt_prefetch(page + (lp.lp_off & (BLCKSZ - 1)));
 	}
 	/* the block of draw k was issued last time or just now */
 	Assert(pf->issued >= pf->reached);
@@ -275,6 +297,8 @@ swr_prefetch_end(SwrPrefetch *pf)
 {
 	if (pf->recent)
 		pfree(pf->recent);
+	if (pf->first_off)
+		pfree(pf->first_off);
 }
 
 #endif
