@@ -5,7 +5,7 @@
 # SELECT count(*) FROM a TABLESAMPLE swr(N) (default 1,000) for 10 s in one DO loop; prints
 # the milliseconds per query.  Alternating A, B, A, B cancels the machine's drift.  Run as
 # root; leaves B installed.
-. /work/main/bench/profile/cluster.sh
+. "$(dirname "$0")/cluster.sh"
 D=/var/tmp/abtswrab/cl
 LIB=$(/usr/bin/pg_config --pkglibdir)
 cp $1 $LIB/abtree.so
