@@ -625,8 +625,11 @@ abt_child_reads_next(AbtChildReads *reads, int g)
 	{
 		int			later = reads->next + ABT_PREFETCH_AHEAD;
 
+		/* the hints twice as far ahead, their buffers' descriptors here */
+		if (later + ABT_PREFETCH_AHEAD < reads->ngroups)
+			abt_hint_prefetch(reads->rel, reads->groups[later + ABT_PREFETCH_AHEAD].child);
 		if (later < reads->ngroups)
-			abt_hint_prefetch(reads->rel, reads->groups[later].child);
+			abt_hint_prefetch_buffer(reads->rel, reads->groups[later].child);
 		reads->groups[reads->next].recent =
 			abt_prefetch_page(reads->rel, reads->groups[reads->next].child, true);
 		abt_prefetch_entries(reads, &reads->groups[reads->next], false);

@@ -419,6 +419,7 @@ extern Buffer abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail);
 extern Buffer abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent);
 extern Buffer abt_hinted(Relation rel, BlockNumber blkno);
 extern void abt_hint_prefetch(Relation rel, BlockNumber blkno);
+extern void abt_hint_prefetch_buffer(Relation rel, BlockNumber blkno);
 #endif
 
 /* abtsort.c */

@@ -257,11 +257,18 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 
 		if (!BlockNumberIsValid(blk))
 			break;
+		/* hints twice as far ahead, their buffers' descriptors half as far */
+		if (pf->ahead + 2 * ABT_PREFETCH_AHEAD < st->nbatch)
+		{
+			const SwrFetchAt *later = &pf->order[pf->ahead + 2 * ABT_PREFETCH_AHEAD];
+
+			abt_hint_prefetch(st->tables[later->table].heap, later->block);
+		}
 		if (pf->ahead + ABT_PREFETCH_AHEAD < st->nbatch)
 		{
 			const SwrFetchAt *later = &pf->order[pf->ahead + ABT_PREFETCH_AHEAD];
 
-			abt_hint_prefetch(st->tables[later->table].heap, later->block);
+			abt_hint_prefetch_buffer(st->tables[later->table].heap, later->block);
 		}
 		recent = abt_prefetch_page(st->tables[table].heap, blk, false);
 		if (BufferIsValid(recent))
