@@ -556,13 +556,9 @@ abt_prefetch_entries(const AbtChildReads *reads, const AbtDrawGroup *grp, bool t
 	if (!BufferIsValid(grp->recent))
 		return;
 	page = (char *) BufferGetPage(grp->recent);
+	/* the high key, which abt_page_ends_at compares first */
 	if (tuples)
-	{
-		/* the high key, which abt_page_ends_at compares first */
-		ItemIdData	v = *(volatile ItemIdData *) PageGetItemId((Page) page, ABT_HIKEY);
-
-		abt_prefetch(page + (v.lp_off & (BLCKSZ - 1)));
-	}
+		abt_prefetch_item((Page) page, PageGetItemId((Page) page, ABT_HIKEY));
 	for (int k = grp->start; k < grp->end && k < grp->start + ABT_ENTRY_DRAWS; k++)
 	{
 		double		off = 2 + reads->r[k];
@@ -572,11 +568,7 @@ abt_prefetch_entries(const AbtChildReads *reads, const AbtDrawGroup *grp, bool t
 			break;
 		lp = PageGetItemId((Page) page, (OffsetNumber) off);
 		if (tuples)
-		{
-			ItemIdData	v = *(volatile ItemIdData *) lp;
-
-			abt_prefetch(page + (v.lp_off & (BLCKSZ - 1)));
-		}
+			abt_prefetch_item((Page) page, lp);
 		else
 			abt_prefetch(lp);
 	}

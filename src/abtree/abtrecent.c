@@ -220,6 +220,17 @@ abt_hint_holds(Relation rel, BlockNumber blkno, Buffer buf)
 #endif
 }
 
+/* The hinted buffer of (rel, blkno) if it seems to hold it, else Invalid */
+static Buffer
+abt_hinted_holding(Relation rel, BlockNumber blkno)
+{
+	Buffer		recent = abt_hinted(rel, blkno);
+
+	if (BufferIsValid(recent) && !abt_hint_holds(rel, blkno, recent))
+		return InvalidBuffer;
+	return recent;
+}
+
 /*
  * Prepare a read of blkno that a reader will do soon.  When the block was
  * last seen in a buffer that still seems to hold it (its tag read without
@@ -237,10 +248,8 @@ abt_hint_holds(Relation rel, BlockNumber blkno, Buffer buf)
 Buffer
 abt_prefetch_page(Relation rel, BlockNumber blkno, bool tail)
 {
-	Buffer		recent = abt_hinted(rel, blkno);
+	Buffer		recent = abt_hinted_holding(rel, blkno);
 
-	if (BufferIsValid(recent) && !abt_hint_holds(rel, blkno, recent))
-		recent = InvalidBuffer;
 	if (!BufferIsValid(recent))
 	{
 		recent = PrefetchBuffer(rel, MAIN_FORKNUM, blkno).recent_buffer;
@@ -290,18 +299,15 @@ abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
  * ReadBuffer(rel, blkno) for a reader that did not prepare the read: the
  * descents of inserts, passes and scans, and the sketch pages, which visit
  * the same upper pages over and over and so nearly always find them where
- * they were.  A hint whose buffer no longer seems to hold the block (its
- * tag read without the lock) is not tried, so churn costs a descriptor
- * read, not a header lock taken in vain (bench/results/insert_hints.md).
+ * they were (bench/results/insert_hints.md).  A hint whose buffer no
+ * longer seems to hold the block (its tag read without the lock) is not
+ * tried, so a stale hint costs a descriptor read and the fallback, not a
+ * header lock taken in vain.
  */
 Buffer
 abt_read_hinted(Relation rel, BlockNumber blkno)
 {
-	Buffer		recent = abt_hinted(rel, blkno);
-
-	if (BufferIsValid(recent) && !abt_hint_holds(rel, blkno, recent))
-		recent = InvalidBuffer;
-	return abt_read_recent(rel, blkno, recent);
+	return abt_read_recent(rel, blkno, abt_hinted_holding(rel, blkno));
 }
 
 #else							/* PG_VERSION_NUM >= 170000 */

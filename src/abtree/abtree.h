@@ -410,6 +410,17 @@ extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage
 #endif
 #define ABT_PREFETCH_AHEAD	8
 
+/*
+ * Ask for the tuple line pointer lp points to, on a page the caller may
+ * not have pinned: the line pointer is read as a hint for an address only
+ * (masked into the page), and a prefetch never faults.
+ */
+static inline void
+abt_prefetch_item(Page page, ItemId lp)
+{
+	abt_prefetch((char *) page + (((volatile ItemIdData *) lp)->lp_off & (BLCKSZ - 1)));
+}
+
 /* abtrecent.c: reads issued ahead before PostgreSQL 17's read streams */
 extern Size abt_hints_shmem_size(void);
 extern void abt_hints_shmem_init(void);

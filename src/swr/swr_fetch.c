@@ -242,7 +242,6 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 	const SwrFetchAt *at = &pf->order[k];
 	SwrTable   *t = &st->tables[at->table];
 	int			ring = pf->distance + 1;
-
 	int64		issued_before;
 
 	if (!pf->on || (k > 0 && swr_same_block(pf->order, k - 1, k)))
@@ -287,11 +286,9 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 	 */
 	if (pf->reached < issued_before && BufferIsValid(pf->recent[pf->reached % ring]))
 	{
-		char	   *page = (char *) BufferGetPage(pf->recent[pf->reached % ring]);
-		ItemIdData	lp = *(volatile ItemIdData *) PageGetItemId((Page) page,
-																 pf->first_off[pf->reached % ring]);
+		Page		page = BufferGetPage(pf->recent[pf->reached % ring]);
 
-		abt_prefetch(page + (lp.lp_off & (BLCKSZ - 1)));
+		abt_prefetch_item(page, PageGetItemId(page, pf->first_off[pf->reached % ring]));
 	}
 	/* the block of draw k was issued last time or just now */
 	Assert(pf->issued >= pf->reached);
