@@ -1,6 +1,8 @@
 -- The bulk build's sort (abtbuildsort.c): one fixed-width integer key with
 -- nothing included is sorted as (key, TID) pairs in memory; every other
--- index, and pairs that outgrow maintenance_work_mem, go through tuplesort.
+-- index as index tuples in memory (the first key abbreviated where its type
+-- can); pairs and tuples that outgrow maintenance_work_mem go on in
+-- tuplesort.
 -- Both must give nbtree's order: key (ASC or DESC, NULLS FIRST or LAST),
 -- then heap TID.  abtree_verify checks that order on every page (the TID
 -- too) and, with heapallindexed, that every row is there; the index-only
@@ -17,7 +19,8 @@ INSERT INTO bs
          date '2000-01-01' + g % 4000,
          CASE WHEN g % 5 = 0 THEN NULL ELSE timestamptz '2020-01-01' + g * interval '37 s' END,
          (hashint4(g) & 2147483647)::oid,
-         'x' || g % 100
+         CASE WHEN g % 3 = 0 THEN md5((g % 1000)::text)
+              ELSE 'a shared prefix, longer than an abbreviated key: ' || g % 100 END
     FROM generate_series(1, 30000) g;
 -- rows in a non-sorted heap order, with HOT chains and dead rows
 UPDATE bs SET t = t || 'u' WHERE i2 = 7;
@@ -53,6 +56,33 @@ CREATE INDEX bs_o ON bs USING abtree (o);
 CREATE INDEX bs_expr ON bs USING abtree ((i2 * 2));
 CREATE INDEX bs_t ON bs USING abtree (t);
 CREATE INDEX bs_incl ON bs USING abtree (i4) INCLUDE (t);
+CREATE INDEX bs_t_dnf ON bs USING abtree (t DESC NULLS FIRST);
+CREATE INDEX bs_t_c ON bs USING abtree (t COLLATE "C");
+CREATE INDEX bs_t_cd ON bs USING abtree (t COLLATE "C" DESC NULLS LAST);
+CREATE INDEX bs_t_i4 ON bs USING abtree (t, i4 DESC);
+CREATE INDEX bs_i4_t ON bs USING abtree (i4 NULLS FIRST, t);
+SELECT i, bs_check(i::regclass, c, o) FROM (VALUES
+  ('bs_t_dnf', 't', 'DESC NULLS FIRST'), ('bs_t_c', 't', 'COLLATE "C"'),
+  ('bs_t_cd', 't', 'COLLATE "C" DESC NULLS LAST')) v(i, c, o);
+-- two key columns: compare the index order with a sort on both
+CREATE FUNCTION bs_check2(idx regclass, ord text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	via_index text;
+	via_sort text;
+	q text := format('SELECT md5(string_agg(coalesce(t, ''N'') || '':'' || coalesce(i4::text, ''N''), '','' ORDER BY %s)) FROM bs', ord);
+BEGIN
+	PERFORM abtree_verify(idx, heapallindexed => true, exact => true);
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	EXECUTE q INTO via_index;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	SET LOCAL enable_seqscan = on;
+	EXECUTE q INTO via_sort;
+	RETURN CASE WHEN via_index = via_sort THEN 'ok' ELSE 'ORDER DIFFERS' END;
+END $$;
+SELECT bs_check2('bs_t_i4', 't, i4 DESC'), bs_check2('bs_i4_t', 'i4 NULLS FIRST, t');
 SELECT i, bs_check(i::regclass, c, o) FROM (VALUES
   ('bs_i4', 'i4', 'ASC NULLS LAST'), ('bs_i4_desc', 'i4', 'DESC NULLS FIRST'),
   ('bs_i4_nf', 'i4', 'ASC NULLS FIRST'), ('bs_i8_dl', 'i8', 'DESC NULLS LAST'),
@@ -79,6 +109,18 @@ RESET maintenance_work_mem;
 SELECT bs_check('bs_i4_spill', 'i4', 'DESC NULLS LAST');
 SELECT entries FROM abtree_stats('bs_i4_spill');
 SELECT count(*) FROM bs;
+-- so do index tuples (100,000 rows of text, some NULL, about 4 MB)
+UPDATE bs SET t = 'a shared prefix again: ' || md5(i8::text) WHERE t IS NULL AND i8 % 3 <> 0;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX bs_t_spill ON bs USING abtree (t DESC NULLS FIRST);
+CREATE INDEX bs_t_i4_spill ON bs USING abtree (t, i4 DESC);
+RESET maintenance_work_mem;
+SELECT bs_check('bs_t_spill', 't', 'DESC NULLS FIRST'), bs_check2('bs_t_i4_spill', 't, i4 DESC');
+CREATE INDEX bs_t_mem ON bs USING abtree (t DESC NULLS FIRST);
+SELECT bs_check('bs_t_mem', 't', 'DESC NULLS FIRST');
+SELECT s1.entries, s1.entries = s2.entries AS same
+  FROM abtree_stats('bs_t_spill') s1, abtree_stats('bs_t_mem') s2;
 
 DROP TABLE bs, bs_ext;
 DROP FUNCTION bs_check(regclass, text, text);
+DROP FUNCTION bs_check2(regclass, text);

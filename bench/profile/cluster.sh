@@ -1,7 +1,8 @@
 # Sourced by the profile scripts: profile_cluster DIR PORT [postgresql.conf lines...]
-# starts a throwaway PostgreSQL 15 cluster in DIR (removed first) with abtree preloaded,
+# starts a throwaway PostgreSQL 15 cluster (PGBIN: another bin directory, e.g. a release build
+# of 18 in /var/cache/abtree/pg18-release/install/bin) in DIR (removed first) with abtree preloaded,
 # 1 GB shared_buffers and fsync off, and sets PG (the bin directory) and P (psql on it).
-PG=/usr/lib/postgresql/15/bin
+PG=${PGBIN:-/usr/lib/postgresql/15/bin}
 profile_cluster() {
 	local dir=$1 port=$2
 	shift 2

@@ -54,6 +54,7 @@ typedef struct AbtLevelWriter
 	Page		page;			/* its contents, built in local memory */
 	uint64		weight;			/* of the current page */
 	IndexTuple	last;			/* last item added (leaf: its pivot is the high key) */
+	bool		last_owned;		/* palloc'd for the writer (else the sort's) */
 	IndexTuple	last_hikey;		/* internal: high key of the last child */
 	AbtChild   *pages;			/* finished pages of this level */
 	int			npages;
@@ -132,6 +133,7 @@ abt_writer_init_page(AbtLevelWriter *w, BlockNumber prev)
 	AbtPageGetOpaque(page)->prev = prev;
 	w->weight = 0;
 	w->last = NULL;
+	w->last_owned = false;
 	w->last_hikey = NULL;
 }
 
@@ -238,9 +240,13 @@ abt_build_callback(Relation index, ItemPointer tid, Datum *values,
 	bs->indtuples += 1;
 }
 
-/* Add the next leaf tuple, in key order; the writer keeps it. */
+/*
+ * Add the next leaf tuple, in key order.  The writer keeps it as its last,
+ * and frees it later if owned (else it is the sort's, which outlives the
+ * leaf level).
+ */
 static void
-abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted)
+abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owned)
 {
 	/* its pivot, should it end the page, is at most this much larger */
 	if (!abt_writer_fits(w, leaf, MAXALIGN(IndexTupleSize(leaf)) +
@@ -248,9 +254,10 @@ abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted)
 		abt_writer_finish_page(w, false);
 	abt_writer_put(w, leaf);
 	w->weight += abt_leaf_weight(leaf, weighted);
-	if (w->last)
+	if (w->last && w->last_owned)
 		pfree(w->last);
 	w->last = leaf;
+	w->last_owned = owned;
 }
 
 /* Fill the leaf level from the sorted tuples. */
@@ -265,13 +272,16 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 
 	while (abt_bsort_next(bs->sort, &values, &isnull, &tid))
 	{
-		IndexTuple	leaf;
+		/* the sort's own leaf tuple, if it formed one */
+		IndexTuple	leaf = abt_bsort_current_leaf(bs->sort);
+		bool		owned = leaf == NULL;
 
 		CHECK_FOR_INTERRUPTS();
 		abt_sketch_build_add(index, bs->sketches, values, isnull);
 		/* bulk-loaded entries are valid from the start, for every snapshot */
-		leaf = abt_form_leaf(index, info, values, isnull, tid, FrozenTransactionId);
-		abt_writer_add_leaf(w, leaf, info->weighted);
+		if (owned)
+			leaf = abt_form_leaf(index, info, values, isnull, tid, FrozenTransactionId);
+		abt_writer_add_leaf(w, leaf, info->weighted, owned);
 		if (++done % 10000 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 	}
@@ -360,7 +370,7 @@ abt_tree_writer_begin(Relation index, int fillfactor, int nonleaf_fillfactor,
 void
 abt_tree_writer_add(AbtTreeWriter *tw, IndexTuple leaf)
 {
-	abt_writer_add_leaf(&tw->w, leaf, tw->weighted);
+	abt_writer_add_leaf(&tw->w, leaf, tw->weighted, true);
 }
 
 /* Finish the tree; returns the root's block and sets *level to its level. */
@@ -414,8 +424,13 @@ abt_sorted_next(AbtSorted *st)
 	bool	   *isnull;
 	ItemPointer tid;
 
+	IndexTuple	leaf;
+
 	if (!abt_bsort_next(st->bs.sort, &values, &isnull, &tid))
 		return NULL;
+	leaf = abt_bsort_current_leaf(st->bs.sort);
+	if (leaf != NULL)
+		return CopyIndexTuple(leaf);
 	return abt_form_leaf(st->index, st->info, values, isnull, tid, FrozenTransactionId);
 }
 

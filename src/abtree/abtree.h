@@ -340,6 +340,7 @@ extern AbtBuildSort *abt_bsort_begin(Relation index);
 extern void abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull);
 extern void abt_bsort_perform(AbtBuildSort *s);
 extern bool abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid);
+extern IndexTuple abt_bsort_current_leaf(AbtBuildSort *s);
 extern void abt_bsort_end(AbtBuildSort *s);
 
 typedef struct AbtSorted AbtSorted;
