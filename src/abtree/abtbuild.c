@@ -423,7 +423,6 @@ abt_sorted_next(AbtSorted *st)
 	Datum	   *values;
 	bool	   *isnull;
 	ItemPointer tid;
-
 	IndexTuple	leaf;
 
 	if (!abt_bsort_next(st->bs.sort, &values, &isnull, &tid))

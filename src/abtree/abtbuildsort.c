@@ -11,13 +11,13 @@
  * nbtree's CREATE INDEX time on 5M int4 keys, most of the gap in the sort,
  * and 1.58x on 10M text keys.
  *
- * So every index whose rows fit maintenance_work_mem is sorted in memory
- * first: each row formed once, as the leaf tuple the build writes (its
- * heap TID in t_tid),
- * an array of (first key, tuple) entries sorted with the sort support of
- * the same ordering operators the general path would use, the first key
- * abbreviated where its type can (text), as tuplesort does.  Rows that
- * outgrow the memory go on in the general path, which can spill to disk.
+ * So every other index whose rows fit maintenance_work_mem is sorted in
+ * memory first: each row formed once, as the leaf tuple the build writes
+ * (its heap TID in t_tid), and an array of (first key, tuple) entries
+ * sorted with the sort support of the same ordering operators the general
+ * path would use, the first key abbreviated where its type can (text), as
+ * tuplesort does (bench/results/create_index_tuples.md).  Rows that outgrow
+ * the memory go on in the general path, which can spill to disk.
  *
  * The common case gets a sort of its own: one key column and nothing else
  * (no INCLUDE), of a type whose comparison abtcompare.c does inline (the
@@ -130,6 +130,7 @@ struct AbtBuildSort
 	int64		pos;			/* output: rows returned */
 	/* tuples mode (neither pairs nor general) */
 	bool		tuples_mode;
+	AbtIndexInfo *info;			/* for abt_form_leaf */
 	int			nkeyatts;
 	SortSupport ssup;			/* one per key column */
 	bool		abbreviated;	/* ssup[0] compares abbreviated keys */
@@ -297,6 +298,7 @@ abt_bsort_tuples_begin(AbtBuildSort *s)
 	Relation	index = s->index;
 
 	s->tuples_mode = true;
+	s->info = abt_index_info(index);
 	s->nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
 	s->ssup = palloc0(sizeof(SortSupportData) * s->nkeyatts);
 	for (int i = 0; i < s->nkeyatts; i++)
@@ -376,8 +378,8 @@ abt_bsort_tuples_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnu
 {
 	TupleDesc	desc = RelationGetDescr(s->index);
 	/* the leaf tuple itself (bulk-loaded: valid for every snapshot) */
-	IndexTuple	formed = abt_form_leaf(s->index, abt_index_info(s->index), values, isnull,
-									   tid, FrozenTransactionId);
+	IndexTuple	formed = abt_form_leaf(s->index, s->info, values, isnull, tid,
+									   FrozenTransactionId);
 	Size		sz = MAXALIGN(IndexTupleSize(formed));
 	IndexTuple	itup;
 	AbtTupEntry *e;
