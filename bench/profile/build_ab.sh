@@ -1,0 +1,38 @@
+#!/bin/bash
+# Same-run A/B of two builds of abtree.so for CREATE INDEX: bash bench/profile/build_ab.sh
+# A.so B.so ROUNDS.  One cluster (PostgreSQL 15, or PGBIN's), ROWS (default 10,000,000) rows of
+# TYPE (int4, or text: md5 of a random number, collation "C") loaded once; then per round a
+# btree build and, per build of abtree.so, install it, restart, and one abtree build, each after
+# a CHECKPOINT, single backend, maintenance_work_mem 1GB.  Alternating A, B per round cancels
+# the machine's drift.  Prints each build's time, then the medians and their ratios to btree's.
+# Run as root; leaves B installed.
+. "$(dirname "$0")/cluster.sh"
+D=/var/tmp/abtbuildab/cl
+LIB=$($PG/pg_config --pkglibdir)
+cp "$1" $LIB/abtree.so
+profile_cluster $D 55495 "max_wal_size = 10GB" "checkpoint_timeout = 1h" "shared_buffers = 2GB" \
+	"maintenance_work_mem = 1GB" "max_parallel_maintenance_workers = 0"
+if [ "${TYPE:-int4}" = text ]; then col='text COLLATE "C"'; val='md5(random()::text)'
+else col=int4; val='(random()*2e9-1e9)::int4'; fi
+$P -c "CREATE EXTENSION abtree" -c "CREATE TABLE h(x $col)" \
+	-c "INSERT INTO h SELECT $val FROM generate_series(1,${ROWS:-10000000})" \
+	-c "VACUUM ANALYZE h" -c "CHECKPOINT"
+build() {
+	$P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT" 2>/dev/null
+	$P -c '\timing on' -c "CREATE INDEX h_x ON h $1" | awk '/^Time:/ {printf "%.3f\n", $2 / 1000}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+: >$D/btree; : >$D/A; : >$D/B
+for r in $(seq 1 "$3"); do
+	t=$(build "USING btree (x)"); echo "round $r btree: $t s"; echo $t >>$D/btree
+	for side in A B; do
+		so=$1; [ $side = B ] && so=$2
+		cp "$so" $LIB/abtree.so
+		runuser -u postgres -- $PG/pg_ctl -D $D/data -w restart -m fast >/dev/null
+		t=$(build "USING abtree (x)"); echo "round $r $side ($(basename "$so")): $t s"; echo $t >>$D/$side
+	done
+done
+b=$(median <$D/btree); a=$(median <$D/A); bb=$(median <$D/B)
+echo "medians: btree $b s, A $a s, B $bb s"
+echo "A / btree: $(echo "$a / $b" | bc -l | cut -c1-5); B / btree: $(echo "$bb / $b" | bc -l | cut -c1-5); B / A: $(echo "$bb / $a" | bc -l | cut -c1-5)"
+runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop >/dev/null
