@@ -65,10 +65,11 @@ SELECT rows, by_filter, removed, draws - invisible - by_index - by_filter = rows
 -- a range draw starts below the root, where the range spans several
 -- items: in this three-level tree (whose root has two children) a tenth of
 -- the keys is drawn with few rejections; starting at the root, most draws
--- would land outside the range and be rejected
+-- would land outside the range and be rejected (entries one per row: the
+-- posting tuples of 100 rows each would make the tree two levels high)
 CREATE TABLE swr_big (k int) WITH (autovacuum_enabled = off);
 INSERT INTO swr_big SELECT i % 1000 FROM generate_series(1, 100000) i;
-CREATE INDEX swr_big_k ON swr_big USING abtree (k);
+CREATE INDEX swr_big_k ON swr_big USING abtree (k) WITH (deduplicate_items = off);
 SELECT height, pages_per_level FROM abtree_stats('swr_big_k');
 SELECT rows, by_index * 10 < draws AS few_rejected
   FROM swr_counts('SELECT * FROM swr_big TABLESAMPLE swr(3000) REPEATABLE (1) WHERE k BETWEEN 100 AND 199');

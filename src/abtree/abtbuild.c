@@ -228,6 +228,9 @@ abt_writer_put(AbtLevelWriter *w, IndexTuple itup)
 					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "abtree build: item of %zu bytes does not fit on an empty page",
 			 (Size) IndexTupleSize(itup));
+	/* draws must not index such a leaf entry by entry (abt_leaf_counts_entries) */
+	if (w->level == 0 && AbtLeafIsPosting(itup))
+		AbtPageGetOpaque(w->page)->flags |= ABTP_HAS_POSTING;
 }
 
 static void
@@ -249,7 +252,10 @@ static void
 abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owned)
 {
 	/* its pivot, should it end the page, is at most this much larger */
-	if (!abt_writer_fits(w, leaf, MAXALIGN(IndexTupleSize(leaf)) +
+	Size		keysize = IndexTupleSize(leaf) - (AbtLeafIsPosting(leaf) ?
+												  ABT_POSTING_TRAILER(abt_posting_count(leaf)) : 0);
+
+	if (!abt_writer_fits(w, leaf, MAXALIGN(keysize) +
 						 sizeof(AbtPivotAux) + sizeof(ItemIdData)))
 		abt_writer_finish_page(w, false);
 	abt_writer_put(w, leaf);
@@ -258,6 +264,18 @@ abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owne
 		pfree(w->last);
 	w->last = leaf;
 	w->last_owned = owned;
+}
+
+/*
+ * Does the build fold equal entries into posting tuples?  Unweighted
+ * abtree indexes do, unless deduplicate_items is off; a weighted index's
+ * entries each carry their own weight, and pbtree builds its partitions
+ * elsewhere.
+ */
+static bool
+abt_build_dedups(AbtIndexInfo *info)
+{
+	return !info->weighted && !info->partitioned && info->deduplicate;
 }
 
 /* Fill the leaf level from the sorted tuples. */
@@ -269,6 +287,9 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 	Datum	   *values;
 	bool	   *isnull;
 	ItemPointer tid;
+	AbtDedup   *dedup = abt_build_dedups(info) ? abt_dedup_begin(index) : NULL;
+	IndexTuple	out;
+	bool		out_owned;
 
 	while (abt_bsort_next(bs->sort, &values, &isnull, &tid))
 	{
@@ -281,9 +302,22 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 		/* bulk-loaded entries are valid from the start, for every snapshot */
 		if (owned)
 			leaf = abt_form_leaf(index, info, values, isnull, tid, FrozenTransactionId);
-		abt_writer_add_leaf(w, leaf, info->weighted, owned);
+		if (dedup == NULL)
+			abt_writer_add_leaf(w, leaf, info->weighted, owned);
+		else
+		{
+			abt_dedup_add(dedup, leaf, owned, w->last);
+			while ((out = abt_dedup_next(dedup, &out_owned)) != NULL)
+				abt_writer_add_leaf(w, out, info->weighted, out_owned);
+		}
 		if (++done % 10000 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	}
+	if (dedup)
+	{
+		abt_dedup_finish(dedup, w->last);
+		while ((out = abt_dedup_next(dedup, &out_owned)) != NULL)
+			abt_writer_add_leaf(w, out, info->weighted, out_owned);
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 }

@@ -26,6 +26,8 @@
 #include "abtree.h"
 #include "abtree_ext.h"
 
+#include <math.h>
+
 #include "mvstore/mvstore.h"
 
 #include "miscadmin.h"
@@ -86,7 +88,8 @@ abt_item_weight(Relation rel, AbtIndexInfo *info, AbtSampleRange *range,
  * An unweighted leaf whose entries are all valid weighs one per entry: a
  * draw indexes it directly instead of summing.  (With a not-yet-valid
  * entry on the page, positions would no longer match weights, hence the
- * flag, which splits keep for both halves.)
+ * flag, which splits keep for both halves; a posting tuple weighs its
+ * TIDs, hence HAS_POSTING, kept the same way.)
  */
 static bool
 abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd, Page page)
@@ -95,7 +98,7 @@ abt_leaf_counts_entries(AbtIndexInfo *info, AbtSampleRange *range, MvsReader *rd
 
 	return AbtPageIsLeaf(opaque) && !info->weighted && range == NULL &&
 		(rd == NULL || mvs_leaf_all_visible(rd, page)) &&
-		!(opaque->flags & ABTP_HAS_INVALID);
+		!(opaque->flags & (ABTP_HAS_INVALID | ABTP_HAS_POSTING));
 }
 
 /*
@@ -409,15 +412,48 @@ typedef struct AbtDrawGroup
 #endif
 } AbtDrawGroup;
 
-static void
-abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber off)
+/*
+ * At a leaf, a draw's r holds the item it fell in, j, and where in the
+ * item's weight, i = floor(r - the weight before j): i picks the TID of a
+ * posting tuple, uniform over its n since r is uniform over [0, n) there
+ * (src/abtree/README, "Posting tuples").  Both are whole numbers: r = j +
+ * 2^16 i, exact in a double, i capped where only weighted entries go.
+ */
+#define ABT_DRAW_ITEM_BITS	16
+
+static inline double
+abt_draw_leaf_pos(int j, double within)
 {
-	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	double		i = floor(within);
+
+	return (double) j + (double) (1 << ABT_DRAW_ITEM_BITS) * Min(i, (double) PG_UINT32_MAX);
+}
+
+static inline OffsetNumber
+abt_draw_leaf_item(double r)
+{
+	return (OffsetNumber) ((uint64) r & ((1 << ABT_DRAW_ITEM_BITS) - 1));
+}
+
+static void
+abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber first)
+{
+	double		r = cx->r[k];
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, first + abt_draw_leaf_item(r)));
 	AbtDraw    *d = &cx->draws[cx->keys[k].draw];
 
 	if (cx->check && mvs_xid_invisible(cx->check, abt_leaf_xmin(itup)))
 		return;
-	d->tid = itup->t_tid;
+	if (AbtLeafIsPosting(itup))
+	{
+		int			n = abt_posting_count(itup);
+		uint64		i = (uint64) r >> ABT_DRAW_ITEM_BITS;
+
+		/* r - acc rounds below n; this only guards the rounding */
+		abt_leaf_tid(itup, n, (int) Min(i, (uint64) n - 1), &d->tid);
+	}
+	else
+		d->tid = itup->t_tid;
 	d->accepted = true;
 	cx->accepted++;
 }
@@ -437,10 +473,10 @@ abt_draw_accept_all(AbtDrawCtx *cx, Page page, OffsetNumber first, int start, in
 
 		if (a < stop)
 		{
-			abt_prefetch(PageGetItem(page, PageGetItemId(page, first + (OffsetNumber) cx->r[a])));
+			abt_prefetch(PageGetItem(page, PageGetItemId(page, first + abt_draw_leaf_item(cx->r[a]))));
 			abt_prefetch(&cx->draws[cx->keys[a].draw]);
 		}
-		abt_draw_accept(cx, k, page, first + (OffsetNumber) cx->r[k]);
+		abt_draw_accept(cx, k, page, first);
 	}
 }
 
@@ -472,7 +508,8 @@ abt_draw_route(AbtDrawCtx *cx, Page page, BlockNumber parent, const uint64 *ws, 
 			break;				/* this and every later draw: past the page */
 		if (leaf)
 		{
-			cx->r[k] = j;		/* accepted below, once all are routed */
+			/* accepted below, once all are routed */
+			cx->r[k] = abt_draw_leaf_pos(j, cx->r[k] - acc);
 			continue;
 		}
 		cx->r[k] -= acc;

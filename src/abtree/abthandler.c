@@ -34,7 +34,7 @@
 
 static relopt_kind abt_relopt_kind;
 static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
-static relopt_parse_elt abt_relopt_tab[5];
+static relopt_parse_elt abt_relopt_tab[6];
 
 /* Entry i of the parse table: the option's name, type and offset */
 static void
@@ -67,11 +67,16 @@ abt_init_reloptions(void)
 					  "Buckets of each distinct-value sketch, a power of two: more are more accurate and larger; takes effect at the next build or REINDEX",
 					  1 << ABT_SKETCH_DEFAULT_LOG2M, 1 << ABT_SKETCH_MIN_LOG2M,
 					  1 << ABT_SKETCH_MAX_LOG2M, AccessExclusiveLock);
+	add_bool_reloption(abt_relopt_kind, "deduplicate_items",
+					   "Folds entries whose columns are equal into one posting tuple when building; takes effect at the next build or REINDEX",
+					   true, AccessExclusiveLock);
 	abt_relopt_entry(0, "fillfactor", RELOPT_TYPE_INT, offsetof(AbtOptions, fillfactor));
 	abt_relopt_entry(1, "weight_column", RELOPT_TYPE_STRING, offsetof(AbtOptions, weight_column));
 	abt_relopt_entry(2, "sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, sketch));
 	abt_relopt_entry(3, "key_sketch", RELOPT_TYPE_BOOL, offsetof(AbtOptions, key_sketch));
 	abt_relopt_entry(4, "sketch_buckets", RELOPT_TYPE_INT, offsetof(AbtOptions, sketch_buckets));
+	abt_relopt_entry(5, "deduplicate_items", RELOPT_TYPE_BOOL,
+					 offsetof(AbtOptions, deduplicate_items));
 }
 
 static bytea *

@@ -280,7 +280,8 @@ abt_split_fill_left(Page page, OffsetNumber splitoff, IndexTuple lefthikey,
 	 * Page flags that summarize the items are kept, then recomputed for the
 	 * half: a not-valid entry may go either way.
 	 */
-	abt_init_page(left, opaque->level, opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID));
+	abt_init_page(left, opaque->level,
+				  opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID | ABTP_HAS_POSTING));
 	/* the halves keep the leaf's newest valid xid (abt_leaf_note_xid) */
 	((PageHeader) left)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
 
@@ -316,7 +317,8 @@ abt_fill_halves(Page page, AbtSplitPlan *plan, Page left, Page right,
 	OffsetNumber off;
 
 	abt_split_fill_left(page, plan->splitoff, plan->lefthikey, rightblk, left);
-	abt_init_page(right, opaque->level, opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID));
+	abt_init_page(right, opaque->level,
+				  opaque->flags & (ABTP_LEAF | ABTP_HAS_INVALID | ABTP_HAS_POSTING));
 	((PageHeader) right)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
 	/* right's prev is set by the caller, who knows the left block */
 	AbtPageGetOpaque(right)->next = opaque->next;

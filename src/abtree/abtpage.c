@@ -318,6 +318,7 @@ abt_index_info(Relation rel)
 	info->nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	info->cached_root = InvalidBlockNumber;
 	info->fillfactor = opts ? opts->fillfactor : ABT_DEFAULT_FILLFACTOR;
+	info->deduplicate = opts ? opts->deduplicate_items : true;
 	info->partitioned = abt_page_allocator != NULL && abt_page_allocator->owns(rel);
 
 	/*
@@ -380,6 +381,13 @@ abt_tuple_data_end(TupleDesc desc, IndexTuple itup)
 	index_deform_tuple(itup, desc, values, isnull);
 	return IndexInfoFindDataOffset(itup->t_info) +
 		heap_compute_data_size(desc, values, isnull);
+}
+
+/* Where a leaf tuple's column data ends (a posting tuple's TIDs follow). */
+Size
+abt_leaf_key_size(Relation rel, IndexTuple itup)
+{
+	return abt_tuple_data_end(RelationGetDescr(rel), itup);
 }
 
 /*
@@ -468,7 +476,7 @@ abt_make_pivot(Relation rel, IndexTuple source, bool source_is_leaf,
 	AbtPivotAux *aux;
 	Size		keysize;
 
-	Assert(!AbtPivotHasNoKey(source));
+	Assert(source_is_leaf || !AbtPivotHasNoKey(source));
 	index_deform_tuple(source,
 					   source_is_leaf ? RelationGetDescr(rel) : info->keydesc,
 					   values, isnull);
@@ -546,7 +554,8 @@ abt_pivot_key_equal(IndexTuple a, IndexTuple b)
 	if (memcmp((char *) a + sizeof(IndexTupleData), (char *) b + sizeof(IndexTupleData),
 			   keyend - sizeof(IndexTupleData)) != 0)
 		return false;
-	return ItemPointerEquals(&AbtPivotGetAux(a)->heaptid, &AbtPivotGetAux(b)->heaptid);
+	/* not ItemPointerEquals: a posting tuple's place has offset 0 */
+	return ItemPointerCompare(&AbtPivotGetAux(a)->heaptid, &AbtPivotGetAux(b)->heaptid) == 0;
 }
 
 /*

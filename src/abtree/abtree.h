@@ -36,8 +36,8 @@
 /* Metapage */
 #define ABT_METAPAGE			0
 #define ABT_MAGIC				0xAB7EE5A1
-#define ABT_VERSION				4	/* 2: sketches keep exact sets; 3: key sketches;
-										 * 4: sketch_buckets */
+#define ABT_VERSION				5	/* 2: sketches keep exact sets; 3: key sketches;
+										 * 4: sketch_buckets; 5: posting tuples */
 #define ABT_MIN_VERSION			2	/* the oldest this library reads */
 
 #define ABT_META_WEIGHTED		0x0001	/* leaf tuples carry a weight */
@@ -78,6 +78,7 @@ typedef AbtPageOpaqueData *AbtPageOpaque;
 #define ABTP_HAS_INVALID		0x0008	/* leaf: may hold not-yet-valid entries */
 #define ABTP_SKETCH				0x0010	/* a page of a column's sketch */
 #define ABTP_FILTER				0x0020	/* pbtree: a Bloom filter page */
+#define ABTP_HAS_POSTING		0x0040	/* leaf: may hold posting tuples */
 
 #define AbtPageGetOpaque(page) ((AbtPageOpaque) PageGetSpecialPointer(page))
 #define AbtPageIsLeaf(opaque)	(((opaque)->flags & ABTP_LEAF) != 0)
@@ -109,13 +110,65 @@ abt_leaf_xmin(IndexTuple itup)
 	return xid;
 }
 
+/*
+ * Posting tuples (issue 22; src/abtree/README, "Posting tuples"): one leaf
+ * entry for several heap rows whose index columns are the same bytes.  The
+ * AM's t_info bit says so on a leaf (on a pivot it means no key).  The heap
+ * TIDs, ascending, follow the column data, then their number n, then the
+ * validity xid:
+ *
+ *	 IndexTupleData | columns | padding | TIDs 1..n (6 bytes each) | n | xmin
+ *
+ * t_tid is not a heap TID but the entry's place in the order: (block, 0),
+ * the block of its first TID when it was made.  No heap TID has offset 0,
+ * so no plain entry ever sorts equal to it, and VACUUM taking TIDs out
+ * (the first too) leaves it where it is.  The entry weighs n.  Only
+ * unweighted indexes have them, and only with FrozenTransactionId: a bulk
+ * build makes them of entries valid for every snapshot.
+ */
+#define ABT_LEAF_POSTING		INDEX_AM_RESERVED_BIT
+#define AbtLeafIsPosting(itup)	(((itup)->t_info & ABT_LEAF_POSTING) != 0)
+#define ABT_POSTING_TRAILER(n)	((n) * sizeof(ItemPointerData) + sizeof(uint16))
+/* the most TIDs a page can hold: the bound of a scan's items */
+#define ABT_MAX_TIDS_PER_PAGE \
+	((int) ((BLCKSZ - SizeOfPageHeaderData) / sizeof(ItemPointerData)))
+
+static inline int
+abt_posting_count(IndexTuple itup)
+{
+	uint16		n;
+
+	memcpy(&n, (char *) itup + IndexTupleSize(itup) - sizeof(TransactionId) - sizeof(uint16),
+		   sizeof(uint16));
+	return n;
+}
+
+/* The number of heap rows of a leaf entry: 1, or a posting tuple's n. */
+static inline int
+abt_leaf_ntids(IndexTuple itup)
+{
+	return AbtLeafIsPosting(itup) ? abt_posting_count(itup) : 1;
+}
+
+/* Heap TID i (from 0) of a leaf entry of n (abt_leaf_ntids). */
+static inline void
+abt_leaf_tid(IndexTuple itup, int n, int i, ItemPointer out)
+{
+	if (!AbtLeafIsPosting(itup))
+		*out = itup->t_tid;
+	else
+		memcpy(out, (char *) itup + IndexTupleSize(itup) - sizeof(TransactionId) -
+			   ABT_POSTING_TRAILER(n) + i * sizeof(ItemPointerData),
+			   sizeof(ItemPointerData));
+}
+
 static inline uint64
 abt_leaf_weight(IndexTuple itup, bool weighted)
 {
 	uint64		w;
 
 	if (!weighted)
-		return 1;
+		return (uint64) abt_leaf_ntids(itup);
 	memcpy(&w, (char *) itup + IndexTupleSize(itup) - 12, sizeof(uint64));
 	return w;
 }
@@ -166,6 +219,7 @@ typedef struct AbtOptions
 	bool		sketch;			/* keep a distinct-value sketch per key column */
 	bool		key_sketch;		/* and one of whole keys (2-3 key columns) */
 	int			sketch_buckets; /* buckets per sketch, a power of two */
+	bool		deduplicate_items;	/* builds fold equal entries (posting tuples) */
 } AbtOptions;
 
 #define ABT_DEFAULT_FILLFACTOR	90
@@ -225,6 +279,7 @@ typedef struct AbtIndexInfo
 	BlockNumber cached_root;	/* last root seen; checked before use */
 	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
+	bool		deduplicate;	/* reloption deduplicate_items */
 	bool		partitioned;	/* a pbtree index (src/pbtree/README) */
 	bool		recovery_checked;	/* abt_recovery_check() ran (or need not) */
 	uint32		inserts;		/* pbtree: inserts by this backend */
@@ -527,7 +582,7 @@ extern void abt_xlog_split(Buffer parent, OffsetNumber off, Buffer left, OffsetN
 						   Buffer right, Buffer sibling, Buffer *up, int nup, bool weighted);
 extern void abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted);
 struct AbtSketchOp;
-extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs,
+extern void abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, bool image,
 							Buffer *path, int npath, bool weighted,
 							struct AbtSketchOp *sketch);
 extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitup,
@@ -710,6 +765,19 @@ extern Buffer abt_new_buffer_fork(Relation rel, ForkNumber fork);
 extern bool abt_sketch_rebuild;
 extern int	abt_sketch_rebuild_small(Relation rel, BufferAccessStrategy strategy);
 extern void abt_sketch_overwrite(Relation rel, int k, const uint8 *sk);
+
+/* abtposting.c: posting tuples */
+extern IndexTuple abt_form_posting(Relation rel, IndexTuple base, BlockNumber place,
+								   ItemPointer tids, int n);
+extern IndexTuple abt_posting_without(Relation rel, IndexTuple itup, const bool *dead,
+									  int *nleft);
+extern Size abt_leaf_key_size(Relation rel, IndexTuple itup);
+extern bool abt_leaf_same_columns(IndexTuple a, IndexTuple b);
+typedef struct AbtDedup AbtDedup;
+extern AbtDedup *abt_dedup_begin(Relation rel);
+extern void abt_dedup_add(AbtDedup *d, IndexTuple leaf, bool owned, IndexTuple prev);
+extern IndexTuple abt_dedup_next(AbtDedup *d, bool *owned);
+extern void abt_dedup_finish(AbtDedup *d, IndexTuple prev);
 
 /* abtpage.c: leaf validity */
 extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);

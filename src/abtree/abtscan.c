@@ -44,7 +44,7 @@ typedef struct AbtScanOpaqueData
 	bool		more_right;
 	int			nitems;
 	int			curitem;
-	AbtScanItem items[MaxIndexTuplesPerPage];
+	AbtScanItem items[ABT_MAX_TIDS_PER_PAGE];	/* posting tuples: one per TID */
 	char	   *workspace;		/* copies of the items, for index-only scans */
 	Size		workused;
 	BlockNumber meta;			/* the tree: ABT_METAPAGE or a pbtree partition */
@@ -323,7 +323,7 @@ abt_read_page(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection 
 	int			step = ScanDirectionIsForward(dir) ? 1 : -1;
 	int			off;
 	int			n = 0;
-	AbtScanItem found[MaxIndexTuplesPerPage];
+	AbtScanItem found[ABT_MAX_TIDS_PER_PAGE];
 
 	so->curblk = BufferGetBlockNumber(buf);
 	so->prevblk = opaque->prev;
@@ -338,10 +338,16 @@ abt_read_page(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection 
 
 		if (abt_check_keys(scan, itup, dir, &stop))
 		{
-			AbtScanItem *item = &found[n++];
+			int			ntids = abt_leaf_ntids(itup);
 
-			item->heaptid = itup->t_tid;
-			item->tupoff = so->workused;
+			/* a posting tuple's TIDs, in page order after the reversal below */
+			for (int i = 0; i < ntids; i++)
+			{
+				AbtScanItem *item = &found[n++];
+
+				abt_leaf_tid(itup, ntids, step > 0 ? i : ntids - 1 - i, &item->heaptid);
+				item->tupoff = so->workused;
+			}
 			if (scan->xs_want_itup)
 			{
 				memcpy(so->workspace + so->workused, itup, IndexTupleSize(itup));

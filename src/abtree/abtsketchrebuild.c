@@ -92,9 +92,11 @@ abt_sketch_rebuild_scan(Relation rel, uint8 **fresh, BufferAccessStrategy strate
 				if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
 					continue;	/* not yet valid: it does not count (S1) */
 				abt_sketch_hash_tuple(rel, itup, &h);
-				for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
-					if (fresh[k] && h.present[k])
-						(void) chll_add_hash(fresh[k], h.hash[k]);
+				/* a row each: a posting tuple's TIDs count one by one */
+				for (int i = abt_leaf_ntids(itup); i > 0; i--)
+					for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+						if (fresh[k] && h.present[k])
+							(void) chll_add_hash(fresh[k], h.hash[k]);
 			}
 		}
 		UnlockReleaseBuffer(buf);

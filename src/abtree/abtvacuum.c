@@ -55,28 +55,63 @@ abt_vac_lock_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 }
 
 /*
- * Remove entries deletable[0..n) of a leaf whose path is held, with the
- * weight they carried, in one critical section and one WAL record: the
- * leaf, the path's downlinks and the sketches (S1: valid entries leave
- * them).  one_by_one: the record may hold only this entry's sketch pages.
+ * What VACUUM does to one leaf: entries to remove, and posting tuples to
+ * replace by what is left of them (abt_posting_without).
+ */
+typedef struct AbtVacLeaf
+{
+	OffsetNumber deletable[MaxIndexTuplesPerPage];
+	int			ndeletable;
+	OffsetNumber updated[MaxIndexTuplesPerPage];
+	IndexTuple	newtups[MaxIndexTuplesPerPage];
+	int			nupdated;
+	uint64		removed;		/* the weight that goes */
+	int64		tids_removed;	/* the heap TIDs that go */
+} AbtVacLeaf;
+
+/*
+ * The sketch hashes of the valid heap rows that leave the leaf: an entry's
+ * once per TID it loses (removed whole, itup's TIDs; replaced, those its
+ * replacement lacks).
+ */
+static int
+abt_vacuum_hashes(Relation rel, Page page, OffsetNumber off, IndexTuple newtup, bool whole,
+				  AbtSketchHashes *hashes)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	int			gone = abt_leaf_ntids(itup) - (whole ? 0 : abt_leaf_ntids(newtup));
+
+	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
+		return 0;
+	abt_sketch_hash_tuple(rel, itup, &hashes[0]);
+	for (int i = 1; i < gone; i++)
+		hashes[i] = hashes[0];
+	return gone;
+}
+
+/*
+ * Remove entries deletable[0..ndel) of a leaf whose path is held and
+ * replace entries updated[0..nupd) by newtups, with the weight removed
+ * they carried, in one critical section and one WAL record: the leaf, the
+ * path's downlinks and the sketches (S1: valid entries leave them).
+ * one_by_one: the record may hold only this entry's sketch pages.  A
+ * replaced posting tuple has the record carry a full image of the leaf.
  */
 static void
-abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs,
-				  int npath, OffsetNumber *deletable, int n, uint64 removed,
-				  bool weighted, bool one_by_one)
+abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs, int npath,
+				  OffsetNumber *deletable, int ndel, OffsetNumber *updated,
+				  IndexTuple *newtups, int nupd, uint64 removed, bool weighted,
+				  bool one_by_one)
 {
 	Page		page = BufferGetPage(leafbuf);
-	AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * n);
+	AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * ABT_MAX_TIDS_PER_PAGE);
 	int			nhashes = 0;
 	AbtSketchOp sketch;
 
-	for (int k = 0; k < n; k++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
-
-		if (TransactionIdIsValid(abt_leaf_xmin(itup)))
-			abt_sketch_hash_tuple(rel, itup, &hashes[nhashes++]);
-	}
+	for (int k = 0; k < ndel; k++)
+		nhashes += abt_vacuum_hashes(rel, page, deletable[k], NULL, true, &hashes[nhashes]);
+	for (int k = 0; k < nupd; k++)
+		nhashes += abt_vacuum_hashes(rel, page, updated[k], newtups[k], false, &hashes[nhashes]);
 	abt_xlog_reserve(rel, npath + (one_by_one ? abt_sketch_narrow_max_blocks(rel) :
 								   abt_sketch_max_blocks(rel)),
 					 abt_sketch_max_rdatas(rel));
@@ -90,7 +125,14 @@ abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs
 	for (int k = 0; k < nhashes; k++)
 		abt_sketch_apply(&sketch, &hashes[k], false);
 	abt_sketch_mark_dirty(&sketch);
-	PageIndexMultiDelete(page, deletable, n);
+	/* replacements first: they keep their offsets, deletions move others */
+	for (int k = 0; k < nupd; k++)
+		if (!PageIndexTupleOverwrite(page, updated[k], (Item) newtups[k],
+									 IndexTupleSize(newtups[k])))
+			elog(PANIC, "abtree: could not replace the posting tuple at offset %u of block %u",
+				 updated[k], BufferGetBlockNumber(leafbuf));
+	if (ndel > 0)
+		PageIndexMultiDelete(page, deletable, ndel);
 	AbtPageGetOpaque(page)->sid++;
 	abt_leaf_update_invalid_flag(page);
 	MarkBufferDirty(leafbuf);
@@ -102,10 +144,109 @@ abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs
 		MarkBufferDirty(path[k]);
 	}
 	if (RelationNeedsWAL(rel))
-		abt_xlog_vacuum(leafbuf, deletable, n, path, npath, weighted, &sketch);
+		abt_xlog_vacuum(leafbuf, deletable, ndel, nupd > 0, path, npath, weighted, &sketch);
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
 	pfree(hashes);
+}
+
+/*
+ * Find the dead heap rows of a leaf's entry itup at off: the entry goes
+ * (all its TIDs are dead), or is replaced (some are), or stays.
+ */
+static void
+abt_vacuum_entry(Relation rel, IndexTuple itup, OffsetNumber off, bool weighted,
+				 IndexBulkDeleteCallback callback, void *callback_state, AbtVacLeaf *vl)
+{
+	int			n;
+	int			ndead = 0;
+	bool		dead[ABT_MAX_TIDS_PER_PAGE];
+	int			nleft;
+
+	if (!AbtLeafIsPosting(itup))
+	{
+		if (callback(&itup->t_tid, callback_state))
+		{
+			vl->deletable[vl->ndeletable++] = off;
+			/* a not yet valid entry counts nothing (only overcounts above) */
+			vl->removed += abt_leaf_effective_weight(itup, weighted);
+			vl->tids_removed++;
+		}
+		return;
+	}
+	n = abt_posting_count(itup);
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointerData tid;
+
+		abt_leaf_tid(itup, n, i, &tid);
+		dead[i] = callback(&tid, callback_state);
+		ndead += dead[i];
+	}
+	if (ndead == 0)
+		return;
+	/* posting tuples are valid for every snapshot: no version to forget */
+	Assert(abt_leaf_xmin(itup) == FrozenTransactionId);
+	vl->removed += ndead;
+	vl->tids_removed += ndead;
+	if (ndead == n)
+	{
+		vl->deletable[vl->ndeletable++] = off;
+		return;
+	}
+	vl->updated[vl->nupdated] = off;
+	vl->newtups[vl->nupdated++] = abt_posting_without(rel, itup, dead, &nleft);
+}
+
+/*
+ * Carry out vl on the leaf, whose path to the root is held: in one record
+ * for the leaf, its path and every sketch page, unless a tall tree (wide
+ * keys) leaves too few block references for that: then one record per
+ * entry, the replacements first and the removals last first, so that the
+ * offsets of the others stay put.  The removed weight leaves the versions
+ * too.
+ */
+static void
+abt_vacuum_apply(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs, int npath,
+				 AbtVacLeaf *vl, bool weighted)
+{
+	Page		page = BufferGetPage(leafbuf);
+	MvsDelta	forgotten[MaxIndexTuplesPerPage];
+	/* replaced posting tuples are frozen: only removed entries have versions */
+	int			nforgotten = abt_leaf_deltas(page, vl->deletable, vl->ndeletable,
+											 weighted, forgotten);
+
+	if (npath + abt_sketch_max_blocks(rel) + 1 <= XLR_MAX_BLOCK_ID)
+		abt_vacuum_remove(rel, leafbuf, path, offs, npath, vl->deletable, vl->ndeletable,
+						  vl->updated, vl->newtups, vl->nupdated, vl->removed, weighted, false);
+	else
+	{
+		for (int k = 0; k < vl->nupdated; k++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, vl->updated[k]));
+
+			abt_vacuum_remove(rel, leafbuf, path, offs, npath, NULL, 0,
+							  &vl->updated[k], &vl->newtups[k], 1,
+							  abt_leaf_ntids(itup) - abt_leaf_ntids(vl->newtups[k]),
+							  weighted, true);
+		}
+		for (int k = vl->ndeletable - 1; k >= 0; k--)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, vl->deletable[k]));
+
+			abt_vacuum_remove(rel, leafbuf, path, offs, npath, &vl->deletable[k], 1,
+							  NULL, NULL, 0, abt_leaf_effective_weight(itup, weighted),
+							  weighted, true);
+		}
+	}
+
+	for (int k = 0; k < npath; k++)
+	{
+		Page		ppage = BufferGetPage(path[k]);
+		IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k]));
+
+		mvs_forget(rel, AbtDownlinkGetChild(dl), forgotten, nforgotten);
+	}
 }
 
 /*
@@ -121,15 +262,13 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 	/* not the AbtIndexInfo pointer: hashing below may reset rd_amcache */
 	bool		weighted = abt_index_info(rel)->weighted;
 	AbtKey	   *key = palloc(sizeof(AbtKey));
+	AbtVacLeaf *vl = palloc(sizeof(AbtVacLeaf));
 	AbtStack	stack;
 	Buffer		path[ABT_MAX_HEIGHT];
 	OffsetNumber offs[ABT_MAX_HEIGHT];
 	int			npath;
 	Buffer		leafbuf;
 	Page		page;
-	OffsetNumber deletable[MaxIndexTuplesPerPage];
-	int			ndeletable;
-	uint64		removed;
 	OffsetNumber off;
 	int			k;
 
@@ -140,67 +279,35 @@ abt_vacuum_leaf(Relation rel, IndexTuple firstitup, IndexBulkDeleteCallback call
 		if (!BufferIsValid(leafbuf))
 		{
 			pfree(key);
+			pfree(vl);
 			return;
 		}
 		page = BufferGetPage(leafbuf);
-		ndeletable = 0;
-		removed = 0;
+		vl->ndeletable = vl->nupdated = 0;
+		vl->removed = 0;
+		vl->tids_removed = 0;
 		for (off = AbtFirstDataOffset(AbtPageGetOpaque(page));
 			 off <= PageGetMaxOffsetNumber(page); off++)
-		{
-			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-			if (callback(&itup->t_tid, callback_state))
-			{
-				deletable[ndeletable++] = off;
-				/* a not yet valid entry counts nothing (only overcounts above) */
-				removed += abt_leaf_effective_weight(itup, weighted);
-			}
-		}
+			abt_vacuum_entry(rel, (IndexTuple) PageGetItem(page, PageGetItemId(page, off)), off,
+							 weighted, callback, callback_state, vl);
 		npath = 0;
-		if (ndeletable == 0 ||
+		if (vl->tids_removed == 0 ||
 			(npath = abt_lock_path_to_root(rel, &stack, leafbuf, path, offs)) >= 0)
 			break;
 		/* a new root since the descent: again */
+		for (k = 0; k < vl->nupdated; k++)
+			pfree(vl->newtups[k]);
 		UnlockReleaseBuffer(leafbuf);
 		CHECK_FOR_INTERRUPTS();
 	}
 	pfree(key);
 
-	if (ndeletable > 0)
-	{
-		MvsDelta	forgotten[MaxIndexTuplesPerPage];
-		int			nforgotten = abt_leaf_deltas(page, deletable, ndeletable,
-												 weighted, forgotten);
-
-		/*
-		 * One record for the leaf, its path and every sketch page, unless a
-		 * tall tree (wide keys) leaves too few block references for that:
-		 * then one record per entry, the last first so that the offsets of
-		 * the others stay put.
-		 */
-		if (npath + abt_sketch_max_blocks(rel) + 1 <= XLR_MAX_BLOCK_ID)
-			abt_vacuum_remove(rel, leafbuf, path, offs, npath, deletable, ndeletable,
-							  removed, weighted, false);
-		else
-			for (k = ndeletable - 1; k >= 0; k--)
-			{
-				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, deletable[k]));
-
-				abt_vacuum_remove(rel, leafbuf, path, offs, npath, &deletable[k], 1,
-								  abt_leaf_effective_weight(itup, weighted), weighted, true);
-			}
-
-		/* the removed weight leaves the versions too (whole path held) */
-		for (k = 0; k < npath; k++)
-		{
-			Page		ppage = BufferGetPage(path[k]);
-			IndexTuple	dl = (IndexTuple) PageGetItem(ppage, PageGetItemId(ppage, offs[k]));
-
-			mvs_forget(rel, AbtDownlinkGetChild(dl), forgotten, nforgotten);
-		}
-		stats->tuples_removed += ndeletable;
-	}
+	if (vl->tids_removed > 0)
+		abt_vacuum_apply(rel, leafbuf, path, offs, npath, vl, weighted);
+	stats->tuples_removed += vl->tids_removed;
+	for (k = 0; k < vl->nupdated; k++)
+		pfree(vl->newtups[k]);
+	pfree(vl);
 	for (k = 0; k < npath; k++)
 		UnlockReleaseBuffer(path[k]);
 	UnlockReleaseBuffer(leafbuf);
@@ -216,14 +323,21 @@ abt_vac_scan_leaf(Page page, IndexBulkDeleteCallback callback, void *callback_st
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	bool		any_dead = false;
 
+	*nentries = 0;
 	for (off = first; off <= maxoff; off++)
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		int			n = abt_leaf_ntids(itup);
 
-		if (callback && callback(&itup->t_tid, callback_state))
-			any_dead = true;
+		*nentries += n;
+		for (int i = 0; i < n && callback && !any_dead; i++)
+		{
+			ItemPointerData tid;
+
+			abt_leaf_tid(itup, n, i, &tid);
+			any_dead = callback(&tid, callback_state);
+		}
 	}
-	*nentries = maxoff >= first ? maxoff - first + 1 : 0;
 	if (!any_dead)
 		return NULL;
 	return CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, first)));

@@ -101,6 +101,43 @@ abt_verify_add_tid(AbtVerifyState *vs, ItemPointer tid)
 	vs->tids[vs->ntids++] = *tid;
 }
 
+/*
+ * A posting tuple (abtree.h): in an unweighted index, valid for every
+ * snapshot, placed at offset 0 of a block, of one or more TIDs, valid,
+ * ascending and above its place, whose trailer fits after the columns.
+ */
+static void
+abt_verify_posting(AbtVerifyState *vs, IndexTuple itup, BlockNumber blkno, OffsetNumber off)
+{
+	Relation	rel = vs->rel;
+	int			n = abt_posting_count(itup);
+	ItemPointerData prev = itup->t_tid;
+
+	if (vs->info->weighted)
+		abt_corrupt(rel, "Leaf block %u of a weighted index holds a posting tuple at offset %u.",
+					blkno, off);
+	if (abt_leaf_xmin(itup) != FrozenTransactionId)
+		abt_corrupt(rel, "The posting tuple at offset %u of block %u is not frozen (xid %u).",
+					off, blkno, abt_leaf_xmin(itup));
+	if (ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) != 0)
+		abt_corrupt(rel, "The posting tuple at offset %u of block %u has a heap TID for its place.",
+					off, blkno);
+	if (n < 1 || MAXALIGN(abt_leaf_key_size(rel, itup) + ABT_POSTING_TRAILER(n) +
+						  sizeof(TransactionId)) != IndexTupleSize(itup))
+		abt_corrupt(rel, "The posting tuple at offset %u of block %u has a bad count of TIDs (%d) for its size (%zu).",
+					off, blkno, n, (Size) IndexTupleSize(itup));
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointerData tid;
+
+		abt_leaf_tid(itup, n, i, &tid);
+		if (!ItemPointerIsValid(&tid) || ItemPointerCompare(&prev, &tid) >= 0)
+			abt_corrupt(rel, "TID %d of the posting tuple at offset %u of block %u is not above the one before it.",
+						i + 1, off, blkno);
+		prev = tid;
+	}
+}
+
 /* K1 and K2 inside one page, and against the left neighbour's high key. */
 static void
 abt_verify_order(AbtVerifyState *vs, Page page, BlockNumber blkno, IndexTuple prev_hikey)
@@ -211,9 +248,26 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 			vs->leaf_cb(vs->leaf_arg, itup);
 		else if (AbtPageIsLeaf(opaque))
 		{
-			abt_verify_add_tid(vs, &itup->t_tid);
-			if (vs->exact && TransactionIdIsValid(abt_leaf_xmin(itup)))
-				abt_verify_sketch_add(vs, itup);
+			int			n = abt_leaf_ntids(itup);
+
+			if (AbtLeafIsPosting(itup))
+			{
+				abt_verify_posting(vs, itup, blkno, off);
+				/* draws would index the leaf entry by entry */
+				if (!(opaque->flags & ABTP_HAS_POSTING))
+					abt_corrupt(rel, "Leaf block %u holds a posting tuple at offset %u without the HAS_POSTING flag.",
+								blkno, off);
+			}
+			for (int i = 0; i < n; i++)
+			{
+				ItemPointerData tid;
+
+				abt_leaf_tid(itup, n, i, &tid);
+				abt_verify_add_tid(vs, &tid);
+				/* the sketches count rows: a posting tuple's once per TID */
+				if (vs->exact && TransactionIdIsValid(abt_leaf_xmin(itup)))
+					abt_verify_sketch_add(vs, itup);
+			}
 		}
 		else
 			abt_verify_add_next(vs, AbtDownlinkGetChild(itup), AbtPivotGetAux(itup)->weight,
@@ -641,7 +695,9 @@ abtree_stats(PG_FUNCTION_ARGS)
 			int			n = PageGetMaxOffsetNumber(page) - AbtFirstDataOffset(opaque) + 1;
 
 			leaf_pages++;
-			entries += Max(n, 0);
+			/* heap rows: a posting tuple counts its TIDs */
+			for (OffsetNumber off = AbtFirstDataOffset(opaque); off <= PageGetMaxOffsetNumber(page); off++)
+				entries += abt_leaf_ntids((IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
 			if (n <= 0)
 				empty_leaves++;
 			fill += 1.0 - (double) PageGetExactFreeSpace(page) /

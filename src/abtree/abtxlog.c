@@ -294,8 +294,8 @@ abt_xlog_path(Buffer page, Buffer *path, int npath, bool weighted)
 }
 
 void
-abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int npath,
-				bool weighted, AbtSketchOp *sketch)
+abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, bool image, Buffer *path,
+				int npath, bool weighted, AbtSketchOp *sketch)
 {
 	xl_abt_vacuum xlrec;
 	XLogRecPtr	lsn;
@@ -305,7 +305,8 @@ abt_xlog_vacuum(Buffer leaf, OffsetNumber *offs, int noffs, Buffer *path, int np
 	xlrec.npath = npath;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD);
+	/* posting tuples replaced: the leaf's image, which redo restores */
+	XLogRegisterBuffer(0, leaf, REGBUF_STANDARD | (image ? REGBUF_FORCE_IMAGE : 0));
 	XLogRegisterBufData(0, (char *) offs, noffs * sizeof(OffsetNumber));
 	abt_xlog_register_path(1, path, npath);
 	(void) abt_sketch_xlog_register(sketch, npath + 1);

@@ -65,7 +65,7 @@ pbt_vacuum_partition(Relation rel, PbtPartition *p, IndexBulkDeleteCallback call
 			AbtPageGetOpaque(page)->sid++;
 			MarkBufferDirty(buf);
 			if (RelationNeedsWAL(rel))
-				abt_xlog_vacuum(buf, deletable, ndeletable, NULL, 0, false, NULL);
+				abt_xlog_vacuum(buf, deletable, ndeletable, false, NULL, 0, false, NULL);
 			END_CRIT_SECTION();
 			stats->tuples_removed += ndeletable;
 		}

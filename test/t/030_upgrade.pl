@@ -201,7 +201,7 @@ sub write_meta_version
 write_meta_version($meta, 1);
 ($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
 isnt($ret, 0, 'a version-1 index is refused');
-like($err, qr/index "t_old" has abtree version 1, this library reads versions 2 to 4/, 'with its version');
+like($err, qr/index "t_old" has abtree version 1, this library reads versions 2 to 5/, 'with its version');
 like($err, qr/HINT:  REINDEX the index/, 'and a REINDEX hint');
 ($ret, $out, $err) = $node->psql('old', q{INSERT INTO t VALUES (30000, 1, 1, 'x')});
 like($err, qr/has abtree version 1/, 'inserts are refused too, not written into it');
@@ -218,7 +218,9 @@ is($ret, 0, 'and verifies') or diag($err);
 # Version 2 (before key sketches) reads as it was; a version newer than the
 # library's is refused, as a version-2 library refuses version 3 (an index
 # with key sketches), rather than take a key sketch for a fourth column, and
-# a version-3 library refuses version 4 (sketch pages it would misplace).
+# a version-3 library refuses version 4 (sketch pages it would misplace),
+# and a version-4 library refuses version 5 (posting tuples it would take
+# for single entries).
 $meta = $node->safe_psql('old', q{SELECT pg_relation_filepath('t_old')});
 write_meta_version($meta, 2);
 is($node->safe_psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5}),
@@ -234,9 +236,14 @@ is($node->safe_psql('old', q{SELECT (chll_info(abtree_sketch('t_old', 1))).bucke
 ($ret, $out, $err) = $node->psql('old',
 	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
 is($ret, 0, 'and verifies') or diag($err);
-write_meta_version($meta, 5);
+# Version 4 (before posting tuples) reads as it was: it has none
+write_meta_version($meta, 4, 9);
+($ret, $out, $err) = $node->psql('old',
+	q{SELECT abtree_verify('t_old', heapallindexed => true, exact => true)});
+is($ret, 0, 'a version-4 index verifies') or diag($err);
+write_meta_version($meta, 6);
 ($ret, $out, $err) = $node->psql('old', q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE id = 5});
-like($err, qr/index "t_old" has abtree version 5, this library reads versions 2 to 4/,
+like($err, qr/index "t_old" has abtree version 6, this library reads versions 2 to 5/,
 	'a newer version is refused');
 $node->safe_psql('old', 'REINDEX INDEX t_old');
 

@@ -1,0 +1,268 @@
+/*-------------------------------------------------------------------------
+ *
+ * abtposting.c
+ *	  Posting tuples: one leaf entry for the heap rows whose index columns
+ *	  are the same bytes (issue 22; src/abtree/README, "Posting tuples").
+ *
+ * The bulk build folds runs of such entries into posting tuples as they
+ * come out of its sort (abt_dedup_*); VACUUM takes dead TIDs out of them
+ * (abt_posting_without).  The layout is in abtree.h.  Byte equality, not
+ * the opclass's equality, decides what shares a tuple: then a posting tuple
+ * stands for its rows exactly as their own entries would, whatever the
+ * type (numeric's 1.0 and 1.00, nondeterministic collations), the INCLUDE
+ * columns included, and index-only scans return the same values.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "abtree.h"
+
+#include "access/transam.h"
+#include "utils/rel.h"
+
+/*
+ * The largest posting tuple: half the largest item, as nbtree caps its
+ * posting lists, so that a page holds several and a split has a choice.
+ */
+#define ABT_POSTING_MAX_SIZE	MAXALIGN_DOWN(ABT_MAX_ITEM_SIZE / 2)
+
+/*
+ * A posting tuple of the columns of base (a plain entry of an unweighted
+ * index, or a posting tuple) and the heap TIDs tids[0..n), n >= 1,
+ * ascending, placed at (place, 0).
+ */
+IndexTuple
+abt_form_posting(Relation rel, IndexTuple base, BlockNumber place, ItemPointer tids, int n)
+{
+	Size		keyend = abt_leaf_key_size(rel, base);
+	Size		size = MAXALIGN(keyend + ABT_POSTING_TRAILER(n) + sizeof(TransactionId));
+	IndexTuple	itup = palloc0(size);
+	char	   *p = (char *) itup + size - sizeof(TransactionId) - ABT_POSTING_TRAILER(n);
+	uint16		n16 = (uint16) n;
+	TransactionId xid = FrozenTransactionId;
+
+	Assert(n >= 1 && n <= PG_UINT16_MAX);
+	memcpy(itup, base, keyend);
+	itup->t_info = (base->t_info & ~INDEX_SIZE_MASK) | ABT_LEAF_POSTING | size;
+	ItemPointerSetBlockNumber(&itup->t_tid, place);
+	ItemPointerSetOffsetNumber(&itup->t_tid, InvalidOffsetNumber);
+	memcpy(p, tids, n * sizeof(ItemPointerData));
+	p += n * sizeof(ItemPointerData);
+	memcpy(p, &n16, sizeof(uint16));
+	memcpy(p + sizeof(uint16), &xid, sizeof(TransactionId));
+	return itup;
+}
+
+/*
+ * The posting tuple itup less the TIDs whose dead[i] is set, as a new
+ * tuple at the same place (abtree.h: the order does not move).  *nleft is
+ * their number; NULL if none is left.
+ */
+IndexTuple
+abt_posting_without(Relation rel, IndexTuple itup, const bool *dead, int *nleft)
+{
+	int			n = abt_posting_count(itup);
+	ItemPointerData *left = palloc(sizeof(ItemPointerData) * n);
+	IndexTuple	result = NULL;
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!dead[i])
+			abt_leaf_tid(itup, n, i, &left[m++]);
+	*nleft = m;
+	if (m > 0)
+		result = abt_form_posting(rel, itup, ItemPointerGetBlockNumberNoCheck(&itup->t_tid),
+								  left, m);
+	pfree(left);
+	return result;
+}
+
+/*
+ * Do two plain entries of an unweighted index hold the same column bytes
+ * (and the same validity)?  Everything after the heap TID is compared:
+ * index_form_tuple and abt_form_leaf zero the padding.
+ */
+bool
+abt_leaf_same_columns(IndexTuple a, IndexTuple b)
+{
+	Size		size = IndexTupleSize(a);
+
+	if (a->t_info != b->t_info || AbtLeafIsPosting(a))
+		return false;
+	return memcmp((char *) a + sizeof(IndexTupleData), (char *) b + sizeof(IndexTupleData),
+				  size - sizeof(IndexTupleData)) == 0;
+}
+
+/*
+ * The build's folding of equal entries.  Entries arrive in the sort's
+ * order, (columns, heap TID), so equal columns come as one run, its TIDs
+ * ascending.  The first entry of a run is kept (base) with the run's TIDs;
+ * when the run ends or fills a tuple (ABT_POSTING_MAX_SIZE), it goes out as
+ * one posting tuple, or as itself if alone.
+ *
+ * A posting tuple's place, (block of its first TID, 0), must sort above the
+ * entry written before it (abt_dedup_place_ok).  That only fails if that
+ * entry's key compares equal and its place or TID is in the same block: a
+ * run cut by a full tuple, or columns that compare equal without being the
+ * same bytes (numeric 1.0 and 1.00; INCLUDE columns).  Then the run's TIDs
+ * in that block go out as plain entries, and the rest as a posting tuple
+ * placed at the next block.
+ */
+struct AbtDedup
+{
+	Relation	rel;
+	IndexTuple	base;			/* the run's first entry, or NULL */
+	bool		base_owned;		/* ours to free (else the sort's) */
+	int			maxtids;		/* TIDs one tuple of base's columns takes, or -1 */
+	int			ntids;
+	int			nout;			/* tuples to write, in order */
+	int			nextout;
+	IndexTuple	out[ABT_MAX_TIDS_PER_PAGE + 1];
+	bool		out_owned[ABT_MAX_TIDS_PER_PAGE + 1];
+	ItemPointerData tids[ABT_MAX_TIDS_PER_PAGE];
+};
+
+AbtDedup *
+abt_dedup_begin(Relation rel)
+{
+	AbtDedup   *d = palloc0(sizeof(AbtDedup));
+
+	d->rel = rel;
+	return d;
+}
+
+static void
+abt_dedup_queue(AbtDedup *d, IndexTuple itup, bool owned)
+{
+	Assert(d->nout < lengthof(d->out));
+	d->out[d->nout] = itup;
+	d->out_owned[d->nout++] = owned;
+}
+
+/* How many TIDs a posting tuple of base's columns holds (1: none fits). */
+static int
+abt_dedup_capacity(Relation rel, IndexTuple base)
+{
+	int			room = (int) ABT_POSTING_MAX_SIZE - (int) sizeof(TransactionId) -
+		(int) sizeof(uint16) - (int) MAXALIGN(abt_leaf_key_size(rel, base));
+
+	return Max(Min(room / (int) sizeof(ItemPointerData), ABT_MAX_TIDS_PER_PAGE), 1);
+}
+
+/*
+ * Does posting sort above prev, the entry written before it (NULL: none)?
+ * Without a comparison when prev's TID or place is in an earlier block.
+ */
+static bool
+abt_dedup_place_ok(Relation rel, IndexTuple prev, IndexTuple posting)
+{
+	if (prev == NULL ||
+		ItemPointerGetBlockNumberNoCheck(&prev->t_tid) <
+		ItemPointerGetBlockNumberNoCheck(&posting->t_tid))
+		return true;
+	return abt_compare_tuples(rel, prev, false, posting, false) < 0;
+}
+
+/* The entry of base's columns for heap TID tid, a plain one. */
+static IndexTuple
+abt_dedup_plain(IndexTuple base, ItemPointer tid)
+{
+	IndexTuple	itup = CopyIndexTuple(base);
+
+	itup->t_tid = *tid;
+	return itup;
+}
+
+/* The run so far goes out after prev; the run is empty after. */
+static void
+abt_dedup_flush(AbtDedup *d, IndexTuple prev)
+{
+	int			first = 0;
+
+	if (d->ntids >= 2)
+	{
+		IndexTuple	posting = abt_form_posting(d->rel, d->base,
+											   ItemPointerGetBlockNumber(&d->tids[0]),
+											   d->tids, d->ntids);
+
+		if (!abt_dedup_place_ok(d->rel, prev, posting))
+		{
+			/* the first block's TIDs as plain entries, a later place */
+			BlockNumber block = ItemPointerGetBlockNumber(&d->tids[0]);
+
+			pfree(posting);
+			posting = NULL;
+			while (first < d->ntids && ItemPointerGetBlockNumber(&d->tids[first]) == block)
+			{
+				abt_dedup_queue(d, abt_dedup_plain(d->base, &d->tids[first]), true);
+				first++;
+			}
+			if (d->ntids - first >= 2)
+				posting = abt_form_posting(d->rel, d->base,
+										   ItemPointerGetBlockNumber(&d->tids[first]),
+										   &d->tids[first], d->ntids - first);
+			else if (first < d->ntids)
+				abt_dedup_queue(d, abt_dedup_plain(d->base, &d->tids[first]), true);
+		}
+		if (posting)
+			abt_dedup_queue(d, posting, true);
+		if (d->base_owned)
+			pfree(d->base);
+	}
+	else
+		abt_dedup_queue(d, d->base, d->base_owned);
+	d->base = NULL;
+	d->ntids = 0;
+}
+
+/*
+ * Take the next entry leaf (ours to free if owned); prev is the last entry
+ * written.  What is ready to be written then comes from abt_dedup_next.
+ */
+void
+abt_dedup_add(AbtDedup *d, IndexTuple leaf, bool owned, IndexTuple prev)
+{
+	if (d->base != NULL && abt_leaf_same_columns(d->base, leaf))
+	{
+		/* the run's capacity, once it is a run: no deform per unique key */
+		if (d->maxtids < 0)
+			d->maxtids = abt_dedup_capacity(d->rel, d->base);
+		if (d->ntids < d->maxtids)
+		{
+			d->tids[d->ntids++] = leaf->t_tid;
+			if (owned)
+				pfree(leaf);
+			return;
+		}
+	}
+	if (d->base != NULL)
+		abt_dedup_flush(d, prev);
+	d->base = leaf;
+	d->base_owned = owned;
+	d->tids[0] = leaf->t_tid;
+	d->ntids = 1;
+	d->maxtids = -1;
+}
+
+/* The next tuple to write, in order, and whether the caller frees it; or NULL. */
+IndexTuple
+abt_dedup_next(AbtDedup *d, bool *owned)
+{
+	IndexTuple	itup;
+
+	if (d->nextout == d->nout)
+	{
+		d->nout = d->nextout = 0;
+		return NULL;
+	}
+	itup = d->out[d->nextout];
+	*owned = d->out_owned[d->nextout++];
+	return itup;
+}
+
+/* No more entries: the last run goes out too, after prev. */
+void
+abt_dedup_finish(AbtDedup *d, IndexTuple prev)
+{
+	if (d->base != NULL)
+		abt_dedup_flush(d, prev);
+}
