@@ -85,6 +85,18 @@ WITH ends AS (
 SELECT abs(count(*) FILTER (WHERE p.ctid = e.first) - 400) < 3.29 * sqrt(400) AS firsts_fair,
        abs(count(*) FILTER (WHERE p.ctid = e.last) - 400) < 3.29 * sqrt(400) AS lasts_fair
   FROM pt_draw d JOIN pt p USING (id) JOIN ends e ON e.k = p.k;
+-- a key range draws only its rows, each alike; and TABLESAMPLE swr
+CREATE TEMP TABLE pt_rdraw AS
+  SELECT p.id, p.k FROM abtree_sample_tids_range('pt_k', 60000, 0.6, 1, 2) t
+  JOIN pt p ON p.ctid = t;
+SELECT count(*) AS draws, min(k), max(k), count(DISTINCT id) AS rows_drawn FROM pt_rdraw;
+-- chi-square over the 1,200 rows (df 1199, 0.999 quantile 1356.1), 50 expected each
+SELECT sum((coalesce(c.n, 0) - 50.0) ^ 2 / 50.0) < 1356.1 AS uniform_in_range
+  FROM pt p LEFT JOIN (SELECT id, count(*) AS n FROM pt_rdraw GROUP BY id) c USING (id)
+ WHERE p.k BETWEEN 1 AND 2;
+-- (1,000 draws with replacement of 2,400 rows: about 818 distinct ones)
+SELECT count(*), count(DISTINCT id) BETWEEN 760 AND 880 AS spread
+  FROM pt TABLESAMPLE swr(1000) REPEATABLE (3);
 -- the test can fail: a draw that never took a tuple's first TID leaves ten
 -- or so rows at 0, which this statistic sees as from a biased sampler
 SELECT (chisq + 10 * 100) < crit AS ten_rows_at_zero_pass FROM pt_chisq(2399);
