@@ -26,6 +26,7 @@ OBJS = \
 	src/status.o \
 	src/xlog.o \
 	src/abtree/abtbuild.o \
+	src/abtree/abtbuildrun.o \
 	src/abtree/abtbuildsort.o \
 	src/abtree/abtcompare.o \
 	src/abtree/abtdraw.o \

@@ -1,8 +1,8 @@
 -- The bulk build's sort (abtbuildsort.c): one fixed-width integer key with
 -- nothing included is sorted as (key, TID) pairs in memory; every other
 -- index as index tuples in memory (the first key abbreviated where its type
--- can); pairs and tuples that outgrow maintenance_work_mem go on in
--- tuplesort.
+-- can); pairs and tuples that outgrow maintenance_work_mem are sorted in
+-- runs on disk and merged.
 -- Both must give nbtree's order: key (ASC or DESC, NULLS FIRST or LAST),
 -- then heap TID.  abtree_verify checks that order on every page (the TID
 -- too) and, with heapallindexed, that every row is there; the index-only
@@ -101,21 +101,35 @@ SELECT o FROM bs_ext ORDER BY o;
 RESET enable_seqscan;
 SELECT abtree_verify('bs_ext_i8', heapallindexed => true, exact => true),
        abtree_verify('bs_ext_o', heapallindexed => true, exact => true);
--- pairs that outgrow maintenance_work_mem (1 MB: 65,536 pairs) go on in tuplesort
-INSERT INTO bs (i4, i8) SELECT hashint4(g) % 5000, g FROM generate_series(1, 70000) g;
+-- pairs that outgrow maintenance_work_mem (1 MB: 65,536 pairs) are sorted
+-- in runs on disk, merged as they are read back: 300,000 rows make four
+-- runs and one in memory; with at most 2 runs merged at once, the runs on
+-- disk are merged into one whenever there are two
+-- (the indexes above go first: inserts into all of them would be slow)
+DROP INDEX bs_i4, bs_i4_desc, bs_i4_nf, bs_i8_dl, bs_i2, bs_d, bs_ts, bs_o, bs_expr, bs_t,
+  bs_incl, bs_t_dnf, bs_t_c, bs_t_cd, bs_t_i4, bs_i4_t;
+INSERT INTO bs (i4, i8) SELECT hashint4(g) % 5000, g FROM generate_series(1, 270000) g;
 SET maintenance_work_mem = '1MB';
 CREATE INDEX bs_i4_spill ON bs USING abtree (i4 DESC NULLS LAST);
+SET abtree.debug_build_merge_runs = 2;
+CREATE INDEX bs_i4_spill2 ON bs USING abtree (i4 NULLS FIRST);
+RESET abtree.debug_build_merge_runs;
 RESET maintenance_work_mem;
-SELECT bs_check('bs_i4_spill', 'i4', 'DESC NULLS LAST');
+SELECT bs_check('bs_i4_spill', 'i4', 'DESC NULLS LAST'), bs_check('bs_i4_spill2', 'i4', 'NULLS FIRST');
 SELECT entries FROM abtree_stats('bs_i4_spill');
 SELECT count(*) FROM bs;
--- so do index tuples (100,000 rows of text, some NULL, about 4 MB)
+-- so do index tuples (300,000 rows of text, some NULL, about 12 MB)
 UPDATE bs SET t = 'a shared prefix again: ' || md5(i8::text) WHERE t IS NULL AND i8 % 3 <> 0;
 SET maintenance_work_mem = '1MB';
 CREATE INDEX bs_t_spill ON bs USING abtree (t DESC NULLS FIRST);
+SET abtree.debug_build_merge_runs = 3;
 CREATE INDEX bs_t_i4_spill ON bs USING abtree (t, i4 DESC);
+-- abbreviated keys (collation "C") are written with the tuples
+CREATE INDEX bs_tc_spill ON bs USING abtree (t COLLATE "C" DESC);
+RESET abtree.debug_build_merge_runs;
 RESET maintenance_work_mem;
-SELECT bs_check('bs_t_spill', 't', 'DESC NULLS FIRST'), bs_check2('bs_t_i4_spill', 't, i4 DESC');
+SELECT bs_check('bs_t_spill', 't', 'DESC NULLS FIRST'), bs_check2('bs_t_i4_spill', 't, i4 DESC'),
+       bs_check('bs_tc_spill', 't', 'COLLATE "C" DESC');
 CREATE INDEX bs_t_mem ON bs USING abtree (t DESC NULLS FIRST);
 SELECT bs_check('bs_t_mem', 't', 'DESC NULLS FIRST');
 SELECT s1.entries, s1.entries = s2.entries AS same

@@ -69,6 +69,12 @@ SET abtree.debug_repair_pause = 2147483647;
 SET abtree.debug_repair_pause = 'x';
 SET abtree.debug_repair_pause = 2147483583;
 RESET abtree.debug_repair_pause;
+-- the build merges 2 to 1024 runs at once
+SET abtree.debug_build_merge_runs = 1;
+SET abtree.debug_build_merge_runs = 1025;
+SET abtree.debug_build_merge_runs = 'x';
+SET abtree.debug_build_merge_runs = 2;
+RESET abtree.debug_build_merge_runs;
 -- the PATH record switch is a boolean
 SET abtree.debug_path_record = 'maybe';
 SET abtree.debug_path_record = off;

@@ -74,6 +74,7 @@ extern int	abt_debug_pass_error_level;
 extern bool abt_debug_path_record;
 extern int	abt_debug_sample_pause;
 extern int	abt_debug_repair_pause;
+extern int	abt_debug_build_merge_runs;
 extern void abt_define_gucs(void);
 
 /* abtree.weight_protocol (src/abtree/README, "Weight maintenance") */

@@ -20,6 +20,7 @@
 
 /* Every parameter defined below, for abtree_status(); the guc test checks it. */
 const char *const abt_guc_names[] = {
+	"abtree.debug_build_merge_runs",
 	"abtree.debug_pass_error_level",
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
@@ -94,6 +95,7 @@ bool		abt_debug_path_record = true;
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
 int			abt_debug_repair_pause = 0;
+int			abt_debug_build_merge_runs = 64;
 
 /* Only the syntax: names are looked up when a query samples. */
 static bool
@@ -231,6 +233,15 @@ abt_define_gucs(void)
 							"0 turns it off. Before VACUUM compares the downlinks of the pages of level L with their children, it waits, holding no buffer lock, for a shared lock on the key debug_repair_pause + L (as pg_advisory_lock_shared); a test holds such a key exclusively to stop VACUUM between two levels.",
 							&abt_debug_repair_pause,
 							0, 0, INT_MAX - 64,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("abtree.debug_build_merge_runs",
+							"Testing aid: the most sorted runs a bulk build merges at once before it merges those on disk into one.",
+							"A build writes a run for each maintenance_work_mem of rows; tests lower this to make a small table take the path of a large one.",
+							&abt_debug_build_merge_runs,
+							64, 2, 1024,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

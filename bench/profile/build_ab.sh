@@ -3,7 +3,7 @@
 # A.so B.so ROUNDS.  One cluster (PostgreSQL 15, or PGBIN's), ROWS (default 10,000,000) rows of
 # TYPE (int4, or text: md5 of a random number, collation "C") loaded once; then per round a
 # btree build and, per build of abtree.so, install it, restart, and one abtree build, each after
-# a CHECKPOINT, single backend, maintenance_work_mem 1GB.  Alternating A, B per round cancels
+# a CHECKPOINT, single backend, maintenance_work_mem 1GB (or MWM's).  Alternating A, B per round cancels
 # the machine's drift.  Prints each build's time, then the medians and their ratios to btree's.
 # Run as root; leaves B installed.
 . "$(dirname "$0")/cluster.sh"
@@ -11,7 +11,7 @@ D=/var/tmp/abtbuildab/cl
 LIB=$($PG/pg_config --pkglibdir)
 cp "$1" $LIB/abtree.so
 profile_cluster $D 55495 "max_wal_size = 10GB" "checkpoint_timeout = 1h" "shared_buffers = 2GB" \
-	"maintenance_work_mem = 1GB" "max_parallel_maintenance_workers = 0"
+	"maintenance_work_mem = ${MWM:-1GB}" "max_parallel_maintenance_workers = 0"
 if [ "${TYPE:-int4}" = text ]; then col='text COLLATE "C"'; val='md5(random()::text)'
 else col=int4; val='(random()*2e9-1e9)::int4'; fi
 $P -c "CREATE EXTENSION abtree" -c "CREATE TABLE h(x $col)" \

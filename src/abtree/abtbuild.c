@@ -294,14 +294,17 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 	while (abt_bsort_next(bs->sort, &values, &isnull, &tid))
 	{
 		/* the sort's own leaf tuple, if it formed one */
-		IndexTuple	leaf = abt_bsort_current_leaf(bs->sort);
-		bool		owned = leaf == NULL;
+		bool		owned;
+		IndexTuple	leaf = abt_bsort_current_leaf(bs->sort, &owned);
 
 		CHECK_FOR_INTERRUPTS();
 		abt_sketch_build_add(index, bs->sketches, values, isnull);
 		/* bulk-loaded entries are valid from the start, for every snapshot */
-		if (owned)
+		if (leaf == NULL)
+		{
 			leaf = abt_form_leaf(index, info, values, isnull, tid, FrozenTransactionId);
+			owned = true;
+		}
 		if (dedup == NULL)
 			abt_writer_add_leaf(w, leaf, info->weighted, owned);
 		else
@@ -458,12 +461,13 @@ abt_sorted_next(AbtSorted *st)
 	bool	   *isnull;
 	ItemPointer tid;
 	IndexTuple	leaf;
+	bool		owned;
 
 	if (!abt_bsort_next(st->bs.sort, &values, &isnull, &tid))
 		return NULL;
-	leaf = abt_bsort_current_leaf(st->bs.sort);
+	leaf = abt_bsort_current_leaf(st->bs.sort, &owned);
 	if (leaf != NULL)
-		return CopyIndexTuple(leaf);
+		return owned ? leaf : CopyIndexTuple(leaf);
 	return abt_form_leaf(st->index, st->info, values, isnull, tid, FrozenTransactionId);
 }
 

@@ -16,8 +16,7 @@
  * (its heap TID in t_tid), and an array of (first key, tuple) entries
  * sorted with the sort support of the same ordering operators the general
  * path would use, the first key abbreviated where its type can (text), as
- * tuplesort does (bench/results/create_index_tuples.md).  Rows that outgrow
- * the memory go on in the general path, which can spill to disk.
+ * tuplesort does (bench/results/create_index_tuples.md).
  *
  * The common case gets a sort of its own: one key column and nothing else
  * (no INCLUDE), of a type whose comparison abtcompare.c does inline (the
@@ -27,12 +26,18 @@
  * which reverses the order exactly), sorted by an inline comparison;
  * NULL keys go to a list of their own, put before or after the keys as
  * NULLS FIRST says.  The order is the general path's: key, then TID
- * ascending.  When the pairs would outgrow maintenance_work_mem, they are
- * handed to the general path, which can spill to disk.
+ * ascending.
+ *
+ * Rows that outgrow maintenance_work_mem: each memory's worth of pairs or
+ * tuples is sorted as above and written out as a run (abtbuildrun.c); the
+ * last one stays in memory, and the runs are merged as they are read back.
+ * Only a pairs sort that is mostly NULLs when memory first fills goes to
+ * the general path instead (its NULLs stay in memory otherwise).
  *
  *-------------------------------------------------------------------------
  */
 #include "abtree.h"
+#include "abtree_ext.h"
 
 #include "access/stratnum.h"
 #include "catalog/index.h"
@@ -41,6 +46,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
+#include "access/tupmacs.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
@@ -102,6 +108,15 @@ typedef struct AbtTupEntry
 
 static int	abt_tup_cmp(const AbtTupEntry *a, const AbtTupEntry *b, AbtBuildSort *s);
 
+/* A source of the pairs merge: a run's pairs read a batch at a time. */
+#define ABT_PAIR_BATCH		4096
+typedef struct AbtPairSrc
+{
+	AbtPair    *buf;
+	int			n;
+	int			pos;
+} AbtPairSrc;
+
 #define ST_SORT abt_tup_sort
 #define ST_ELEMENT_TYPE AbtTupEntry
 #define ST_COMPARE_ARG_TYPE AbtBuildSort
@@ -145,6 +160,18 @@ struct AbtBuildSort
 	IndexTuple	current;		/* output of tuples mode: the last row's leaf */
 	Datum	   *tvalues;
 	bool	   *tisnull;
+	/* runs on temporary files (abtbuildrun.c) and their merge */
+	AbtRuns    *runs;
+	bool		merging;
+	AbtMerge	merge;
+	AbtRuns    *from;			/* the runs being merged */
+	int			memsrc;			/* the source that is the run in memory, or -1 */
+	int64		mempos;			/* its next element */
+	AbtPairSrc *psrc;			/* pairs: each source's buffered pairs */
+	AbtTupEntry *theads;		/* tuples: each source's current entry */
+	char	  **tbufs;			/* tuples: each file source's current tuple */
+	bool		current_owned;	/* s->current is a copy for the caller */
+	int64		nullpos;		/* pairs output: NULLs returned */
 	/* general mode */
 	Tuplesortstate *sort;
 	TupleTableSlot *slot;		/* the index columns, then the heap TID */
@@ -155,6 +182,9 @@ struct AbtBuildSort
 };
 
 static void *abt_bsort_grow(void *array, int64 n, int64 *max, Size sz, int64 cap);
+static void abt_bsort_merge_begin(AbtBuildSort *s);
+static void abt_bsort_collapse_runs(AbtBuildSort *s);
+static bool abt_bsort_pairs_next(AbtBuildSort *s, AbtPair *out);
 
 static int64
 abt_pair_key(AbtBuildSort *s, Datum d)
@@ -387,7 +417,8 @@ abt_bsort_tuples_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnu
 
 	if (s->blockfree < sz)
 	{
-		s->blockfree = Max(ABT_TUP_BLOCK, sz);
+		/* an eighth of the memory at most: the runs are that close to it */
+		s->blockfree = Max(Min(ABT_TUP_BLOCK, (Size) maintenance_work_mem * 1024 / 8), sz);
 		s->block = MemoryContextAlloc(s->tupcxt, s->blockfree);
 		s->tupbytes += s->blockfree;
 	}
@@ -407,30 +438,58 @@ abt_bsort_tuples_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnu
 		e->datum1 = s->ssup[0].abbrev_converter(e->datum1, &s->ssup[0]);
 }
 
+/* Is the first key of tuple itup NULL? */
+static inline bool
+abt_tup_null1(IndexTuple itup)
+{
+	return IndexTupleHasNulls(itup) &&
+		att_isnull(0, (bits8 *) ((char *) itup + sizeof(IndexTupleData)));
+}
+
 /*
- * Too many rows for memory: hand them all to the general path.  For a
- * moment the tuples and tuplesort's memory are both held, as when pairs
- * spill.
+ * Memory is full: the tuples, sorted, become a run on disk (each its first
+ * key as the sort has it, then the tuple; an unabbreviated key is taken
+ * from the tuple again when read), and memory is free again.
  */
 static void
-abt_bsort_tuples_spill(AbtBuildSort *s)
+abt_bsort_tuples_flush(AbtBuildSort *s)
 {
-	abt_bsort_general_begin(s);
+	if (s->runs == NULL)
+		s->runs = abt_runs_begin();
+	abt_tup_sort(s->tups, s->ntups, s);
 	for (int64 i = 0; i < s->ntups; i++)
 	{
 		IndexTuple	itup = ABT_TUP(&s->tups[i]);
 
-		index_deform_tuple(itup, RelationGetDescr(s->index), s->tvalues, s->tisnull);
-		abt_bsort_general_put(s, &itup->t_tid, s->tvalues, s->tisnull);
+		abt_runs_put(s->runs, &s->tups[i].datum1, sizeof(Datum));
+		abt_runs_put(s->runs, itup, IndexTupleSize(itup));
 	}
-	if (s->tups)
-		pfree(s->tups);
+	abt_runs_close_run(s->runs);
+	if (abt_runs_count(s->runs) >= abt_debug_build_merge_runs)
+		abt_bsort_collapse_runs(s);
+	/* the entries' array too: its size counts against the memory */
+	pfree(s->tups);
 	s->tups = NULL;
-	MemoryContextDelete(s->tupcxt);
-	s->tupcxt = NULL;
+	s->maxtups = 0;
+	s->ntups = 0;
+	MemoryContextReset(s->tupcxt);
 	s->block = NULL;
 	s->blockfree = 0;
-	s->tuples_mode = false;
+	s->tupbytes = 0;
+}
+
+/* The same for pairs; the NULLs stay in memory (sorted at the end). */
+static void
+abt_bsort_pairs_flush(AbtBuildSort *s)
+{
+	if (s->runs == NULL)
+		s->runs = abt_runs_begin();
+	abt_pair_sort(s->pairs, s->npairs);
+	abt_runs_put(s->runs, s->pairs, sizeof(AbtPair) * s->npairs);
+	abt_runs_close_run(s->runs);
+	s->npairs = 0;
+	if (abt_runs_count(s->runs) >= abt_debug_build_merge_runs)
+		abt_bsort_collapse_runs(s);
 }
 
 AbtBuildSort *
@@ -472,9 +531,15 @@ void
 abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull)
 {
 	if (s->pairs_mode && s->npairs + s->nnulls >= s->limit)
-		abt_bsort_spill(s);
-	if (s->tuples_mode && abt_bsort_tuples_full(s))
-		abt_bsort_tuples_spill(s);
+	{
+		/* mostly NULLs before any run: tuplesort, which spills them too */
+		if (s->runs == NULL && s->nnulls >= s->npairs)
+			abt_bsort_spill(s);
+		else if (s->npairs > 0)
+			abt_bsort_pairs_flush(s);
+	}
+	if (s->tuples_mode && s->ntups > 0 && abt_bsort_tuples_full(s))
+		abt_bsort_tuples_flush(s);
 	if (s->tuples_mode)
 		abt_bsort_tuples_put(s, tid, values, isnull);
 	else if (!s->pairs_mode)
@@ -502,6 +567,8 @@ abt_bsort_perform(AbtBuildSort *s)
 	{
 		if (s->ntups > 1)
 			abt_tup_sort(s->tups, s->ntups, s);
+		if (s->runs)
+			abt_bsort_merge_begin(s);
 		return;
 	}
 	if (!s->pairs_mode)
@@ -513,6 +580,234 @@ abt_bsort_perform(AbtBuildSort *s)
 		abt_pair_sort(s->pairs, s->npairs);
 	if (s->nnulls > 1)
 		abt_tid_sort(s->nulls, s->nnulls);
+	if (s->runs)
+		abt_bsort_merge_begin(s);
+}
+
+/* ---- merging the runs ---- */
+
+/* Source i's next pair into psrc[i].buf[pos]; false when it has none. */
+static bool
+abt_pair_src_advance(AbtBuildSort *s, int i)
+{
+	AbtPairSrc *src = &s->psrc[i];
+
+	if (++src->pos < src->n)
+		return true;
+	if (i == s->memsrc)
+		return false;			/* the run in memory is the whole buffer */
+	src->n = 0;
+	src->pos = 0;
+	while (src->n < ABT_PAIR_BATCH &&
+		   abt_runs_get(s->from, i, &src->buf[src->n], sizeof(AbtPair)))
+		src->n++;
+	return src->n > 0;
+}
+
+static int
+abt_pair_src_cmp(int a, int b, void *arg)
+{
+	AbtBuildSort *s = (AbtBuildSort *) arg;
+
+	return abt_pair_cmp(&s->psrc[a].buf[s->psrc[a].pos], &s->psrc[b].buf[s->psrc[b].pos]);
+}
+
+/* Source i's next tuple into theads[i]; false when it has none. */
+static bool
+abt_tup_src_advance(AbtBuildSort *s, int i)
+{
+	char	   *buf;
+	Datum		datum1;
+	IndexTuple	itup;
+
+	if (i == s->memsrc)
+	{
+		if (s->mempos >= s->ntups)
+			return false;
+		s->theads[i] = s->tups[s->mempos++];
+		return true;
+	}
+	if (!abt_runs_get(s->from, i, &datum1, sizeof(Datum)))
+		return false;
+	buf = s->tbufs[i];
+	itup = (IndexTuple) buf;
+	if (!abt_runs_get(s->from, i, buf, sizeof(IndexTupleData)) ||
+		IndexTupleSize(itup) > BLCKSZ ||
+		!abt_runs_get(s->from, i, buf + sizeof(IndexTupleData),
+					  IndexTupleSize(itup) - sizeof(IndexTupleData)))
+		elog(ERROR, "abtree build: a run ends inside a tuple");
+	/*
+	 * An abbreviated key is a value; else the first key may point into the
+	 * tuple (text), which now lies here.
+	 */
+	if (!s->abbreviated)
+	{
+		bool		isnull1;
+
+		datum1 = index_getattr(itup, 1, RelationGetDescr(s->index), &isnull1);
+	}
+	s->theads[i].datum1 = datum1;
+	s->theads[i].tup = (uintptr_t) itup | (abt_tup_null1(itup) ? 1 : 0);
+	return true;
+}
+
+static int
+abt_tup_src_cmp(int a, int b, void *arg)
+{
+	AbtBuildSort *s = (AbtBuildSort *) arg;
+
+	return abt_tup_cmp(&s->theads[a], &s->theads[b], s);
+}
+
+/*
+ * Read the runs of from back in one order, through a heap of their current
+ * elements, and with memory, the run still in memory too (source memsrc,
+ * after the files).
+ */
+static void
+abt_bsort_merge_setup(AbtBuildSort *s, AbtRuns *from, bool memory)
+{
+	int			nfiles = abt_runs_count(from);
+	int			nsrc = nfiles + (memory ? 1 : 0);
+
+	abt_runs_rewind(from);
+	s->from = from;
+	s->memsrc = memory ? nfiles : -1;
+	s->mempos = 0;
+	if (s->pairs_mode)
+	{
+		s->psrc = palloc0(sizeof(AbtPairSrc) * nsrc);
+		for (int i = 0; i < nfiles; i++)
+			s->psrc[i].buf = palloc(sizeof(AbtPair) * ABT_PAIR_BATCH);
+		if (memory)
+		{
+			s->psrc[s->memsrc].buf = s->pairs;
+			s->psrc[s->memsrc].n = (int) s->npairs;
+			s->psrc[s->memsrc].pos = -1;
+		}
+		abt_merge_begin(&s->merge, nsrc, abt_pair_src_cmp, s);
+		for (int i = 0; i < nsrc; i++)
+			if (abt_pair_src_advance(s, i))
+				abt_merge_add(&s->merge, i);
+	}
+	else
+	{
+		s->theads = palloc(sizeof(AbtTupEntry) * nsrc);
+		s->tbufs = palloc(sizeof(char *) * nsrc);
+		for (int i = 0; i < nfiles; i++)
+			s->tbufs[i] = palloc(BLCKSZ);
+		abt_merge_begin(&s->merge, nsrc, abt_tup_src_cmp, s);
+		for (int i = 0; i < nsrc; i++)
+			if (abt_tup_src_advance(s, i))
+				abt_merge_add(&s->merge, i);
+	}
+}
+
+/* Let go of what abt_bsort_merge_setup allocated for the runs of from. */
+static void
+abt_bsort_merge_cleanup(AbtBuildSort *s)
+{
+	int			nfiles = abt_runs_count(s->from);
+
+	if (s->psrc)
+	{
+		for (int i = 0; i < nfiles; i++)
+			pfree(s->psrc[i].buf);
+		pfree(s->psrc);
+	}
+	if (s->tbufs)
+	{
+		for (int i = 0; i < nfiles; i++)
+			pfree(s->tbufs[i]);
+		pfree(s->tbufs);
+		pfree(s->theads);
+	}
+	pfree(s->merge.heap);
+	s->psrc = NULL;
+	s->tbufs = NULL;
+	s->theads = NULL;
+}
+
+/*
+ * Too many runs to merge at once (each reads through a buffer of its own):
+ * merge those on disk into one.  A build makes that many only with little
+ * memory for many rows; this keeps the merge's memory bounded, at the cost
+ * of writing the rows so far once more.
+ */
+static void
+abt_bsort_collapse_runs(AbtBuildSort *s)
+{
+	AbtRuns    *old = s->runs;
+	int			top;
+
+	s->runs = abt_runs_begin();
+	abt_bsort_merge_setup(s, old, false);
+	while ((top = abt_merge_top(&s->merge)) >= 0)
+	{
+		bool		more;
+
+		if (s->pairs_mode)
+		{
+			abt_runs_put(s->runs, &s->psrc[top].buf[s->psrc[top].pos], sizeof(AbtPair));
+			more = abt_pair_src_advance(s, top);
+		}
+		else
+		{
+			IndexTuple	itup = ABT_TUP(&s->theads[top]);
+
+			abt_runs_put(s->runs, &s->theads[top].datum1, sizeof(Datum));
+			abt_runs_put(s->runs, itup, IndexTupleSize(itup));
+			more = abt_tup_src_advance(s, top);
+		}
+		abt_merge_next(&s->merge, more);
+		CHECK_FOR_INTERRUPTS();
+	}
+	abt_runs_close_run(s->runs);
+	abt_bsort_merge_cleanup(s);
+	abt_runs_end(old);
+}
+
+/* The final merge: the runs on disk and the one in memory. */
+static void
+abt_bsort_merge_begin(AbtBuildSort *s)
+{
+	abt_bsort_merge_setup(s, s->runs, true);
+	s->merging = true;
+}
+
+/* The next pair in order, from memory or from the merge; false at the end. */
+static bool
+abt_bsort_pairs_next(AbtBuildSort *s, AbtPair *out)
+{
+	int			top;
+
+	if (!s->merging)
+	{
+		if (s->pos >= s->npairs)
+			return false;
+		*out = s->pairs[s->pos++];
+		return true;
+	}
+	if ((top = abt_merge_top(&s->merge)) < 0)
+		return false;
+	*out = s->psrc[top].buf[s->psrc[top].pos];
+	abt_merge_next(&s->merge, abt_pair_src_advance(s, top));
+	return true;
+}
+
+/* The next tuple merged from the runs, a copy for the caller; or NULL. */
+static IndexTuple
+abt_bsort_tuples_merged(AbtBuildSort *s)
+{
+	int			top = abt_merge_top(&s->merge);
+	IndexTuple	itup;
+
+	if (top < 0)
+		return NULL;
+	itup = CopyIndexTuple(ABT_TUP(&s->theads[top]));
+	s->current_owned = true;
+	abt_merge_next(&s->merge, abt_tup_src_advance(s, top));
+	return itup;
 }
 
 /*
@@ -522,18 +817,25 @@ abt_bsort_perform(AbtBuildSort *s)
 bool
 abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid)
 {
-	int64		i;
+	AbtPair		pair;
 
 	if (s->tuples_mode)
 	{
 		IndexTuple	itup;
 
-		if (s->pos >= s->ntups)
+		if (s->merging)
+			itup = abt_bsort_tuples_merged(s);
+		else if (s->pos >= s->ntups)
 			return false;
-		/* sorted, the tuples lie at random: ask for one a few rows ahead */
-		if (s->pos + ABT_TUP_AHEAD < s->ntups)
-			abt_prefetch(ABT_TUP(&s->tups[s->pos + ABT_TUP_AHEAD]));
-		itup = ABT_TUP(&s->tups[s->pos++]);
+		else
+		{
+			/* sorted, the tuples lie at random: ask for one a few rows ahead */
+			if (s->pos + ABT_TUP_AHEAD < s->ntups)
+				abt_prefetch(ABT_TUP(&s->tups[s->pos + ABT_TUP_AHEAD]));
+			itup = ABT_TUP(&s->tups[s->pos++]);
+		}
+		if (itup == NULL)
+			return false;
 		s->current = itup;
 		index_deform_tuple(itup, RelationGetDescr(s->index), s->tvalues, s->tisnull);
 		*values = s->tvalues;
@@ -551,23 +853,20 @@ abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid)
 		*tid = (ItemPointer) DatumGetPointer(s->slot->tts_values[s->natts]);
 		return true;
 	}
-	if (s->pos >= s->npairs + s->nnulls)
-		return false;
-	i = s->pos++;
 	/* NULLS FIRST: the NULLs, then the keys; else the other way round */
-	if (s->nulls_first ? i < s->nnulls : i >= s->npairs)
+	if ((s->nulls_first && s->nullpos < s->nnulls) || !abt_bsort_pairs_next(s, &pair))
 	{
+		if (s->nullpos >= s->nnulls)
+			return false;
 		s->isnull = true;
 		s->value = (Datum) 0;
-		s->tid = s->nulls[s->nulls_first ? i : i - s->npairs];
+		s->tid = s->nulls[s->nullpos++];
 	}
 	else
 	{
-		AbtPair    *p = &s->pairs[s->nulls_first ? i - s->nnulls : i];
-
 		s->isnull = false;
-		s->value = abt_pair_datum(s, p->key);
-		s->tid = p->tid;
+		s->value = abt_pair_datum(s, pair.key);
+		s->tid = pair.tid;
 	}
 	*values = &s->value;
 	*isnull = &s->isnull;
@@ -577,18 +876,22 @@ abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid)
 
 /*
  * The leaf tuple (abt_form_leaf's, with FrozenTransactionId) of the row
- * abt_bsort_next returned last, valid until abt_bsort_end, if the sort
- * formed it already (tuples mode); else NULL.
+ * abt_bsort_next returned last, if the sort formed it already (tuples
+ * mode); else NULL.  *owned: a copy the caller frees (merged from runs);
+ * else the sort's, valid until abt_bsort_end.
  */
 IndexTuple
-abt_bsort_current_leaf(AbtBuildSort *s)
+abt_bsort_current_leaf(AbtBuildSort *s, bool *owned)
 {
+	*owned = s->tuples_mode && s->current_owned;
 	return s->tuples_mode ? s->current : NULL;
 }
 
 void
 abt_bsort_end(AbtBuildSort *s)
 {
+	if (s->runs)
+		abt_runs_end(s->runs);
 	if (s->sort)
 		tuplesort_end(s->sort);
 	if (s->slot)

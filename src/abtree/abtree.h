@@ -395,7 +395,29 @@ extern AbtBuildSort *abt_bsort_begin(Relation index);
 extern void abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull);
 extern void abt_bsort_perform(AbtBuildSort *s);
 extern bool abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid);
-extern IndexTuple abt_bsort_current_leaf(AbtBuildSort *s);
+extern IndexTuple abt_bsort_current_leaf(AbtBuildSort *s, bool *owned);
+
+/* abtbuildrun.c: sorted runs on temporary files and their merge */
+typedef struct AbtRuns AbtRuns;
+extern AbtRuns *abt_runs_begin(void);
+extern void abt_runs_put(AbtRuns *r, const void *data, Size len);
+extern void abt_runs_close_run(AbtRuns *r);
+extern int	abt_runs_count(AbtRuns *r);
+extern void abt_runs_rewind(AbtRuns *r);
+extern bool abt_runs_get(AbtRuns *r, int i, void *data, Size len);
+extern void abt_runs_end(AbtRuns *r);
+typedef int (*AbtMergeCmp) (int a, int b, void *arg);
+typedef struct AbtMerge
+{
+	int			n;				/* sources still in the heap */
+	int		   *heap;
+	AbtMergeCmp cmp;
+	void	   *arg;
+} AbtMerge;
+extern void abt_merge_begin(AbtMerge *m, int nsources, AbtMergeCmp cmp, void *arg);
+extern void abt_merge_add(AbtMerge *m, int src);
+extern int	abt_merge_top(AbtMerge *m);
+extern void abt_merge_next(AbtMerge *m, bool more);
 extern void abt_bsort_end(AbtBuildSort *s);
 
 typedef struct AbtSorted AbtSorted;

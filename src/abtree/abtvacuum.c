@@ -71,15 +71,15 @@ typedef struct AbtVacLeaf
 
 /*
  * The sketch hashes of the valid heap rows that leave the leaf: an entry's
- * once per TID it loses (removed whole, itup's TIDs; replaced, those its
- * replacement lacks).
+ * once per TID it loses (removed whole, newtup NULL: all of them; replaced
+ * by newtup, those newtup lacks).
  */
 static int
-abt_vacuum_hashes(Relation rel, Page page, OffsetNumber off, IndexTuple newtup, bool whole,
+abt_vacuum_hashes(Relation rel, Page page, OffsetNumber off, IndexTuple newtup,
 				  AbtSketchHashes *hashes)
 {
 	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-	int			gone = abt_leaf_ntids(itup) - (whole ? 0 : abt_leaf_ntids(newtup));
+	int			gone = abt_leaf_ntids(itup) - (newtup != NULL ? abt_leaf_ntids(newtup) : 0);
 
 	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
 		return 0;
@@ -109,9 +109,9 @@ abt_vacuum_remove(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs
 	AbtSketchOp sketch;
 
 	for (int k = 0; k < ndel; k++)
-		nhashes += abt_vacuum_hashes(rel, page, deletable[k], NULL, true, &hashes[nhashes]);
+		nhashes += abt_vacuum_hashes(rel, page, deletable[k], NULL, &hashes[nhashes]);
 	for (int k = 0; k < nupd; k++)
-		nhashes += abt_vacuum_hashes(rel, page, updated[k], newtups[k], false, &hashes[nhashes]);
+		nhashes += abt_vacuum_hashes(rel, page, updated[k], newtups[k], &hashes[nhashes]);
 	abt_xlog_reserve(rel, npath + (one_by_one ? abt_sketch_narrow_max_blocks(rel) :
 								   abt_sketch_max_blocks(rel)),
 					 abt_sketch_max_rdatas(rel));
