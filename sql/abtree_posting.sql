@@ -172,6 +172,22 @@ CREATE INDEX pn_w ON pn USING abtree (t) INCLUDE (i) WITH (weight_column = 'i');
 SELECT entries, total_weight FROM abtree_stats('pn_w');
 SELECT abtree_verify('pn_w', heapallindexed => true, exact => true);
 
+-- a run of fewer than four rows stays plain entries (its leaves keep the
+-- draws' direct indexing); four fold
+CREATE TABLE p3 (k int, r int);
+INSERT INTO p3 SELECT g / 3, 3 FROM generate_series(0, 2999) g;
+INSERT INTO p3 SELECT 10000 + g / 4, 4 FROM generate_series(0, 3999) g;
+CREATE INDEX p3_k ON p3 USING abtree (k) WHERE r = 3;
+CREATE INDEX p3_k_plain ON p3 USING abtree (k) WITH (deduplicate_items = off) WHERE r = 3;
+CREATE INDEX p4_k ON p3 USING abtree (k) WHERE r = 4;
+CREATE INDEX p4_k_plain ON p3 USING abtree (k) WITH (deduplicate_items = off) WHERE r = 4;
+SELECT a.leaf_pages = b.leaf_pages AS threes_stay_plain, c.leaf_pages < d.leaf_pages AS fours_fold
+  FROM abtree_stats('p3_k') a, abtree_stats('p3_k_plain') b, abtree_stats('p4_k') c,
+       abtree_stats('p4_k_plain') d;
+SELECT abtree_verify('p3_k', heapallindexed => true, exact => true),
+       abtree_verify('p4_k', heapallindexed => true, exact => true);
+DROP TABLE p3;
+
 -- the option: off builds an entry per row; REINDEX after ALTER INDEX
 SELECT reloptions FROM pg_class WHERE relname = 'pt_k_plain';
 ALTER INDEX pt_k_plain SET (deduplicate_items = on);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Same-run A/B of two builds of abtree.so for CREATE INDEX: bash bench/profile/build_ab.sh
 # A.so B.so ROUNDS.  One cluster (PostgreSQL 15, or PGBIN's), ROWS (default 10,000,000) rows of
-# TYPE (int4, or text: md5 of a random number, collation "C") loaded once; then per round a
+# TYPE (int4; text: md5 of a random number, collation "C"; date: 1,000 values) loaded once; then per round a
 # btree build and, per build of abtree.so, install it, restart, and one abtree build, each after
 # a CHECKPOINT, single backend, maintenance_work_mem 1GB (or MWM's).  Alternating A, B per round cancels
 # the machine's drift.  Prints each build's time, then the medians and their ratios to btree's.
@@ -12,8 +12,11 @@ LIB=$($PG/pg_config --pkglibdir)
 cp "$1" $LIB/abtree.so
 profile_cluster $D 55495 "max_wal_size = 10GB" "checkpoint_timeout = 1h" "shared_buffers = 2GB" \
 	"maintenance_work_mem = ${MWM:-1GB}" "max_parallel_maintenance_workers = 0"
-if [ "${TYPE:-int4}" = text ]; then col='text COLLATE "C"'; val='md5(random()::text)'
-else col=int4; val='(random()*2e9-1e9)::int4'; fi
+case ${TYPE:-int4} in
+	text) col='text COLLATE "C"'; val='md5(random()::text)' ;;
+	date) col=date; val="date '2020-01-01' + (random() * 999)::int" ;;	# 1,000 values
+	*) col=int4; val='(random()*2e9-1e9)::int4' ;;
+esac
 $P -c "CREATE EXTENSION abtree" -c "CREATE TABLE h(x $col)" \
 	-c "INSERT INTO h SELECT $val FROM generate_series(1,${ROWS:-10000000})" \
 	-c "VACUUM ANALYZE h" -c "CHECKPOINT"

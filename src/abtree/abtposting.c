@@ -26,6 +26,15 @@
 #define ABT_POSTING_MAX_SIZE	MAXALIGN_DOWN(ABT_MAX_ITEM_SIZE / 2)
 
 /*
+ * The fewest rows folded into one.  Two entries of an int4 key take 40
+ * bytes with their line pointers, their posting tuple 36, while a leaf
+ * with any posting tuple loses the draws' direct indexing (abtdraw.c):
+ * the few duplicates of a column of nearly unique values would put one on
+ * nearly every leaf.  Four rows take 48 bytes instead of 80.
+ */
+#define ABT_POSTING_MIN_TIDS	4
+
+/*
  * A posting tuple of the columns of base (a plain entry of an unweighted
  * index, or a posting tuple) and the heap TIDs tids[0..n), n >= 1,
  * ascending, placed at (place, 0).
@@ -97,7 +106,8 @@ abt_leaf_same_columns(IndexTuple a, IndexTuple b)
  * order, (columns, heap TID), so equal columns come as one run, its TIDs
  * ascending.  The first entry of a run is kept (base) with the run's TIDs;
  * when the run ends or fills a tuple (ABT_POSTING_MAX_SIZE), it goes out as
- * one posting tuple, or as itself if alone.
+ * one posting tuple, or as plain entries if it has fewer than
+ * ABT_POSTING_MIN_TIDS.
  *
  * A posting tuple's place, (block of its first TID, 0), must sort above the
  * entry written before it (abt_dedup_place_ok).  That only fails if that
@@ -176,14 +186,14 @@ abt_dedup_plain(IndexTuple base, ItemPointer tid)
 static void
 abt_dedup_flush(AbtDedup *d, IndexTuple prev)
 {
-	int			first = 0;
+	IndexTuple	posting = NULL;
+	int			first = 0;		/* the posting tuple's first TID */
+	int			nplain;
 
-	if (d->ntids >= 2)
+	if (d->ntids >= ABT_POSTING_MIN_TIDS)
 	{
-		IndexTuple	posting = abt_form_posting(d->rel, d->base,
-											   ItemPointerGetBlockNumber(&d->tids[0]),
-											   d->tids, d->ntids);
-
+		posting = abt_form_posting(d->rel, d->base, ItemPointerGetBlockNumber(&d->tids[0]),
+								   d->tids, d->ntids);
 		if (!abt_dedup_place_ok(d->rel, prev, posting))
 		{
 			/* the first block's TIDs as plain entries, a later place */
@@ -192,24 +202,28 @@ abt_dedup_flush(AbtDedup *d, IndexTuple prev)
 			pfree(posting);
 			posting = NULL;
 			while (first < d->ntids && ItemPointerGetBlockNumber(&d->tids[first]) == block)
-			{
-				abt_dedup_queue(d, abt_dedup_plain(d->base, &d->tids[first]), true);
 				first++;
-			}
-			if (d->ntids - first >= 2)
+			if (d->ntids - first >= ABT_POSTING_MIN_TIDS)
 				posting = abt_form_posting(d->rel, d->base,
 										   ItemPointerGetBlockNumber(&d->tids[first]),
 										   &d->tids[first], d->ntids - first);
-			else if (first < d->ntids)
-				abt_dedup_queue(d, abt_dedup_plain(d->base, &d->tids[first]), true);
 		}
-		if (posting)
-			abt_dedup_queue(d, posting, true);
-		if (d->base_owned)
+	}
+	/* the TIDs no posting tuple takes, as plain entries: the base first */
+	nplain = posting ? first : d->ntids;
+	for (int i = 0; i < nplain; i++)
+	{
+		if (i == 0)
+			abt_dedup_queue(d, d->base, d->base_owned);
+		else
+			abt_dedup_queue(d, abt_dedup_plain(d->base, &d->tids[i]), true);
+	}
+	if (posting)
+	{
+		abt_dedup_queue(d, posting, true);
+		if (nplain == 0 && d->base_owned)
 			pfree(d->base);
 	}
-	else
-		abt_dedup_queue(d, d->base, d->base_owned);
 	d->base = NULL;
 	d->ntids = 0;
 }
