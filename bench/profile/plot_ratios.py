@@ -20,7 +20,7 @@ def main(argv):
     out, title, base = args[:3]
     groups = [g.split(":") for g in args[3:]]
     labels = opts.get("labels", "A (before),B (after)").split(",")
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
     width = 0.38
     xs = range(len(groups))
     for k, lab in enumerate(labels):
@@ -37,7 +37,7 @@ def main(argv):
     ax.set_xticklabels([g[0] for g in groups])
     ax.set_ylabel(f"time / {base}'s (same run)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
