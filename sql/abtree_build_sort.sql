@@ -135,6 +135,15 @@ SELECT bs_check('bs_t_mem', 't', 'DESC NULLS FIRST');
 SELECT s1.entries, s1.entries = s2.entries AS same
   FROM abtree_stats('bs_t_spill') s1, abtree_stats('bs_t_mem') s2;
 
+-- NULLs reaching half the memory after runs were written: the NULLs, the
+-- pairs in memory and those of the runs all go on in tuplesort
+INSERT INTO bs (i8) SELECT g FROM generate_series(1, 70000) g;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX bs_i4_nulls ON bs USING abtree (i4);
+RESET maintenance_work_mem;
+SELECT bs_check('bs_i4_nulls', 'i4', 'ASC NULLS LAST');
+SELECT entries FROM abtree_stats('bs_i4_nulls');
+
 DROP TABLE bs, bs_ext;
 DROP FUNCTION bs_check(regclass, text, text);
 DROP FUNCTION bs_check2(regclass, text);

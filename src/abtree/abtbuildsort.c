@@ -31,8 +31,8 @@
  * Rows that outgrow maintenance_work_mem: each memory's worth of pairs or
  * tuples is sorted as above and written out as a run (abtbuildrun.c); the
  * last one stays in memory, and the runs are merged as they are read back.
- * Only a pairs sort that is mostly NULLs when memory first fills goes to
- * the general path instead (its NULLs stay in memory otherwise).
+ * Only a pairs sort whose NULLs (their TIDs stay in memory) reach half of
+ * it goes to the general path instead, with the runs written so far.
  *
  *-------------------------------------------------------------------------
  */
@@ -292,12 +292,16 @@ abt_bsort_general_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isn
 	tuplesort_puttupleslot(s->sort, slot);
 }
 
-/* Too many pairs for memory: hand them all to the general path. */
+/*
+ * Too many NULLs for memory: hand every row to the general path, the
+ * pairs of the runs on disk too.
+ */
 static void
 abt_bsort_spill(AbtBuildSort *s)
 {
 	bool		isnull = true;
 	Datum		value;
+	AbtPair		pair;
 
 	abt_bsort_general_begin(s);
 	for (int64 i = 0; i < s->nnulls; i++)
@@ -307,6 +311,18 @@ abt_bsort_spill(AbtBuildSort *s)
 	{
 		value = abt_pair_datum(s, s->pairs[i].key);
 		abt_bsort_general_put(s, &s->pairs[i].tid, &value, &isnull);
+	}
+	if (s->runs)
+	{
+		abt_runs_rewind(s->runs);
+		for (int r = 0; r < abt_runs_count(s->runs); r++)
+			while (abt_runs_get(s->runs, r, &pair, sizeof(AbtPair)))
+			{
+				value = abt_pair_datum(s, pair.key);
+				abt_bsort_general_put(s, &pair.tid, &value, &isnull);
+			}
+		abt_runs_end(s->runs);
+		s->runs = NULL;
 	}
 	if (s->pairs)
 		pfree(s->pairs);
@@ -532,10 +548,14 @@ abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull)
 {
 	if (s->pairs_mode && s->npairs + s->nnulls >= s->limit)
 	{
-		/* mostly NULLs before any run: tuplesort, which spills them too */
-		if (s->runs == NULL && s->nnulls >= s->npairs)
+		/*
+		 * Half the memory in NULLs, whose TIDs stay in memory: tuplesort,
+		 * which spills them too.  Else the pairs, at least half of it, make
+		 * a run.
+		 */
+		if (s->nnulls >= s->limit / 2)
 			abt_bsort_spill(s);
-		else if (s->npairs > 0)
+		else
 			abt_bsort_pairs_flush(s);
 	}
 	if (s->tuples_mode && s->ntups > 0 && abt_bsort_tuples_full(s))
