@@ -7,8 +7,8 @@
  * Each run is a temporary file of its own (BufFile: its own buffer, read
  * sequentially, deleted at the end of the transaction or on error).  The
  * records are whatever the sort writes; the merge knows nothing of them:
- * it keeps a tree of losers over the sources (runs, or the sort's last run
- * still in memory) by the caller's comparison of their current records.
+ * it keeps a binary heap of sources (runs, or the sort's last run still in
+ * memory) ordered by the caller's comparison of their current records.
  *
  *-------------------------------------------------------------------------
  */
@@ -104,111 +104,80 @@ abt_runs_end(AbtRuns *r)
 	pfree(r);
 }
 
-/*
- * ---- the merge: a tree of losers over the sources ----
- *
- * The sources are the leaves of a complete binary tree (P leaves, P the
- * power of two at or above their number; those missing or exhausted
- * compare above everything).  Each inner node keeps the loser of the match
- * of its two subtrees' winners, node 0 the overall winner: when the winner
- * moves on to its next record, only its way up is replayed, one comparison
- * a level (a heap's sift-down takes two a level).
- */
+/* ---- the merge: a binary heap of sources, the least on top ---- */
 
-/* Does source a's current record come before b's? */
 static inline bool
 abt_merge_less(AbtMerge *m, int a, int b)
 {
-	if (m->done[a])
-		return false;
-	if (m->done[b])
-		return true;
-	return m->cmp(a, b, m->arg) < 0;
+	return m->cmp(m->heap[a], m->heap[b], m->arg) < 0;
+}
+
+static void
+abt_merge_sift_down(AbtMerge *m, int i)
+{
+	for (;;)
+	{
+		int			least = i;
+		int			l = 2 * i + 1;
+		int			tmp;
+
+		if (l < m->n && abt_merge_less(m, l, least))
+			least = l;
+		if (l + 1 < m->n && abt_merge_less(m, l + 1, least))
+			least = l + 1;
+		if (least == i)
+			return;
+		tmp = m->heap[i];
+		m->heap[i] = m->heap[least];
+		m->heap[least] = tmp;
+		i = least;
+	}
 }
 
 /* A merge of up to nsources sources, compared by cmp(source, source, arg). */
 void
 abt_merge_begin(AbtMerge *m, int nsources, AbtMergeCmp cmp, void *arg)
 {
-	m->nleaves = 1;
-	while (m->nleaves < nsources)
-		m->nleaves *= 2;
-	m->tree = palloc(sizeof(int) * m->nleaves);
-	m->done = palloc(sizeof(bool) * m->nleaves);
-	for (int i = 0; i < m->nleaves; i++)
-		m->done[i] = true;
-	m->built = false;
+	m->n = 0;
+	m->heap = palloc(sizeof(int) * Max(nsources, 1));
 	m->cmp = cmp;
 	m->arg = arg;
 }
 
-/* Source src has its first record: it takes part. */
+/* Source src has its first record: it joins the heap. */
 void
 abt_merge_add(AbtMerge *m, int src)
 {
-	Assert(!m->built);
-	m->done[src] = false;
-}
+	int			i = m->n++;
 
-/* The winner of the subtree under node (leaves: nleaves + source). */
-static int
-abt_merge_build(AbtMerge *m, int node)
-{
-	int			a,
-				b;
-
-	if (node >= m->nleaves)
-		return node - m->nleaves;
-	a = abt_merge_build(m, 2 * node);
-	b = abt_merge_build(m, 2 * node + 1);
-	if (abt_merge_less(m, b, a))
+	m->heap[i] = src;
+	while (i > 0 && abt_merge_less(m, i, (i - 1) / 2))
 	{
-		m->tree[node] = a;
-		return b;
+		int			parent = (i - 1) / 2;
+		int			tmp = m->heap[i];
+
+		m->heap[i] = m->heap[parent];
+		m->heap[parent] = tmp;
+		i = parent;
 	}
-	m->tree[node] = b;
-	return a;
 }
 
 /* The source with the least current record, or -1 when all are done. */
 int
 abt_merge_top(AbtMerge *m)
 {
-	if (!m->built)
-	{
-		m->tree[0] = m->nleaves > 1 ? abt_merge_build(m, 1) : 0;
-		m->built = true;
-	}
-	return m->done[m->tree[0]] ? -1 : m->tree[0];
+	return m->n > 0 ? m->heap[0] : -1;
 }
 
 /*
  * The top source has moved on to its next record (more), or has none left:
- * replay its way up.
+ * the heap follows.
  */
 void
 abt_merge_next(AbtMerge *m, bool more)
 {
-	int			w = m->tree[0];
-
 	if (!more)
-		m->done[w] = true;
-	for (int node = (m->nleaves + w) / 2; node >= 1; node /= 2)
-	{
-		if (abt_merge_less(m, m->tree[node], w))
-		{
-			int			loser = w;
-
-			w = m->tree[node];
-			m->tree[node] = loser;
-		}
-	}
-	m->tree[0] = w;
-}
-
-void
-abt_merge_end(AbtMerge *m)
-{
-	pfree(m->tree);
-	pfree(m->done);
+		m->heap[0] = m->heap[--m->n];
+	if (m->n > 1)
+		abt_merge_sift_down(m, 0);
 }

@@ -682,9 +682,9 @@ abt_tup_src_cmp(int a, int b, void *arg)
 }
 
 /*
- * Read the runs of from back in one order, through a tree of losers over
- * their current elements, and with memory, the run still in memory too
- * (source memsrc, after the files).
+ * Read the runs of from back in one order, through a heap of their current
+ * elements, and with memory, the run still in memory too (source memsrc,
+ * after the files).
  */
 static void
 abt_bsort_merge_setup(AbtBuildSort *s, AbtRuns *from, bool memory)
@@ -744,7 +744,7 @@ abt_bsort_merge_cleanup(AbtBuildSort *s)
 		pfree(s->tbufs);
 		pfree(s->theads);
 	}
-	abt_merge_end(&s->merge);
+	pfree(s->merge.heap);
 	s->psrc = NULL;
 	s->tbufs = NULL;
 	s->theads = NULL;

@@ -409,10 +409,8 @@ extern void abt_runs_end(AbtRuns *r);
 typedef int (*AbtMergeCmp) (int a, int b, void *arg);
 typedef struct AbtMerge
 {
-	int			nleaves;		/* a power of two, at least the sources */
-	int		   *tree;			/* 0: the winner; 1..nleaves-1: losers */
-	bool	   *done;			/* per source: no current record */
-	bool		built;
+	int			n;				/* sources still in the heap */
+	int		   *heap;
 	AbtMergeCmp cmp;
 	void	   *arg;
 } AbtMerge;
@@ -420,7 +418,6 @@ extern void abt_merge_begin(AbtMerge *m, int nsources, AbtMergeCmp cmp, void *ar
 extern void abt_merge_add(AbtMerge *m, int src);
 extern int	abt_merge_top(AbtMerge *m);
 extern void abt_merge_next(AbtMerge *m, bool more);
-extern void abt_merge_end(AbtMerge *m);
 extern void abt_bsort_end(AbtBuildSort *s);
 
 typedef struct AbtSorted AbtSorted;
