@@ -170,9 +170,7 @@ struct AbtBuildSort
 	AbtPairSrc *psrc;			/* pairs: each source's buffered pairs */
 	AbtTupEntry *theads;		/* tuples: each source's current entry */
 	char	  **tbufs;			/* tuples: each file source's current tuple */
-	char	   *arena[2];		/* merged tuples handed out (abt_bsort_tuples_merged) */
-	int			arenacur;
-	Size		arenaused;
+	bool		current_owned;	/* s->current is a copy for the caller */
 	int64		nullpos;		/* pairs output: NULLs returned */
 	/* general mode */
 	Tuplesortstate *sort;
@@ -817,43 +815,17 @@ abt_bsort_pairs_next(AbtBuildSort *s, AbtPair *out)
 	return true;
 }
 
-/*
- * Merged tuples are handed out from two arenas of ABT_ARENA bytes, filled in
- * turn: a tuple stays valid while the next ABT_ARENA bytes of tuples are
- * handed out, and the build holds one only that long: the writer its last
- * tuple until the next, the folding (abtposting.c) a run's first until the
- * run's tuple is full, at most ABT_POSTING_MAX_SIZE / 6 rows of the run's
- * size, under 80 kB of them.  A copy per row (palloc) was 6% of a text
- * build past maintenance_work_mem (bench/results/create_index_spill.md).
- */
-#define ABT_ARENA			((Size) 256 * 1024)
-
-/* The next tuple merged from the runs (see above); or NULL at the end. */
+/* The next tuple merged from the runs, a copy for the caller; or NULL. */
 static IndexTuple
 abt_bsort_tuples_merged(AbtBuildSort *s)
 {
 	int			top = abt_merge_top(&s->merge);
-	IndexTuple	src;
 	IndexTuple	itup;
-	Size		sz;
 
 	if (top < 0)
 		return NULL;
-	src = ABT_TUP(&s->theads[top]);
-	sz = MAXALIGN(IndexTupleSize(src));
-	if (s->arena[0] == NULL)
-	{
-		s->arena[0] = palloc(ABT_ARENA);
-		s->arena[1] = palloc(ABT_ARENA);
-	}
-	if (s->arenaused + sz > ABT_ARENA)
-	{
-		s->arenacur ^= 1;
-		s->arenaused = 0;
-	}
-	itup = (IndexTuple) (s->arena[s->arenacur] + s->arenaused);
-	s->arenaused += sz;
-	memcpy(itup, src, IndexTupleSize(src));
+	itup = CopyIndexTuple(ABT_TUP(&s->theads[top]));
+	s->current_owned = true;
 	abt_merge_next(&s->merge, abt_tup_src_advance(s, top));
 	return itup;
 }
@@ -925,14 +897,13 @@ abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid)
 /*
  * The leaf tuple (abt_form_leaf's, with FrozenTransactionId) of the row
  * abt_bsort_next returned last, if the sort formed it already (tuples
- * mode); else NULL.  The sort's: valid until abt_bsort_end, or, merged
- * from runs, while the build needs it (abt_bsort_tuples_merged).  *owned
- * is false: the caller does not free it.
+ * mode); else NULL.  *owned: a copy the caller frees (merged from runs);
+ * else the sort's, valid until abt_bsort_end.
  */
 IndexTuple
 abt_bsort_current_leaf(AbtBuildSort *s, bool *owned)
 {
-	*owned = false;
+	*owned = s->tuples_mode && s->current_owned;
 	return s->tuples_mode ? s->current : NULL;
 }
 
