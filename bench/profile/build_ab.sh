@@ -4,7 +4,8 @@
 # TYPE (int4; text: md5 of a random number, collation "C"; date: 1,000 values) loaded once; then per round a
 # btree build and, per build of abtree.so, install it, restart, and one abtree build, each after
 # a CHECKPOINT, single backend, maintenance_work_mem 1GB (or MWM's).  Alternating A, B per round cancels
-# the machine's drift.  Prints each build's time, then the medians and their ratios to btree's.
+# the machine's drift.  Prints each build's time, then the medians and their ratios to btree's;
+# with PROFILE=1, then one more build of each under perf (top functions by self time).
 # Run as root; leaves B installed.
 . "$(dirname "$0")/cluster.sh"
 D=/var/tmp/abtbuildab/cl
@@ -39,3 +40,13 @@ b=$(median <$D/btree); a=$(median <$D/A); bb=$(median <$D/B)
 echo "medians: btree $b s, A $a s, B $bb s"
 echo "A / btree: $(echo "$a / $b" | bc -l | cut -c1-5); B / btree: $(echo "$bb / $b" | bc -l | cut -c1-5); B / A: $(echo "$bb / $a" | bc -l | cut -c1-5)"
 runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop >/dev/null
+if [ -n "$PROFILE" ]; then
+	for side in A B; do
+		so=$1; [ $side = B ] && so=$2
+		cp "$so" $LIB/abtree.so
+		runuser -u postgres -- $PG/pg_ctl -D $D/data -w restart -m fast >/dev/null
+		$P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT" 2>/dev/null
+		echo "profile of $side ($(basename "$so")):"
+		perf_statement $D "CREATE INDEX h_x ON h USING abtree (x)"
+	done
+fi

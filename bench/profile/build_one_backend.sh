@@ -38,16 +38,5 @@ done
 echo "abtree / btree: $(echo "${t[abtree]} / ${t[btree]}" | bc -l | cut -c1-5)"
 echo "abtree sketch=off / btree: $(echo "${t[abtree_nosketch]} / ${t[btree]}" | bc -l | cut -c1-5)"
 $P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT"
-$P -c "CREATE INDEX h_x ON h USING abtree (x)" &
-psqlpid=$!
-sleep 0.3
-pid=$($P -tAc "SELECT pid FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX h_x%' AND pid <> pg_backend_pid()")
-perf record -F 999 -g -p "$pid" -o $D/perf.data >/dev/null 2>&1 &
-perfpid=$!
-wait $psqlpid
-kill -INT $perfpid 2>/dev/null; wait $perfpid 2>/dev/null
-perf report -i $D/perf.data --no-children --percent-limit 0.7 --stdio -g none 2>/dev/null | grep -E '^ +[0-9]'
-if [ -n "$CALLERS" ]; then
-	perf report -i $D/perf.data --children --percent-limit 3 --stdio -g caller,0.5,callee --max-stack 12 2>/dev/null | head -300
-fi
+perf_statement $D "CREATE INDEX h_x ON h USING abtree (x)"
 runuser -u postgres -- $PG/pg_ctl -D $D/data -m fast stop >/dev/null

@@ -23,3 +23,24 @@ profile_cluster() {
 	runuser -u postgres -- $PG/pg_ctl -D "$dir/data" -l "$dir/log" -w start >/dev/null
 	P="runuser -u postgres -- $PG/psql -X -q -h $dir -p $port -d postgres"
 }
+
+# perf_statement DIR SQL: run SQL in a backend of its own and print the top functions by self
+# time (perf at 999 Hz on that backend for the whole statement; CALLERS=1 adds call graphs).
+perf_statement() {
+	local dir=$1 sql=$2 psqlpid pid perfpid
+	$P -c "$sql" &
+	psqlpid=$!
+	sleep 0.3
+	pid=$($P -tAc "SELECT pid FROM pg_stat_activity WHERE query = \$q\$$sql\$q\$ AND pid <> pg_backend_pid()")
+	perf record -F 999 -g -p "$pid" -o "$dir/perf.data" >/dev/null 2>&1 &
+	perfpid=$!
+	wait $psqlpid
+	kill -INT $perfpid 2>/dev/null
+	wait $perfpid 2>/dev/null
+	perf report -i "$dir/perf.data" --no-children --percent-limit 0.7 --stdio -g none 2>/dev/null |
+		grep -E '^ +[0-9]'
+	if [ -n "$CALLERS" ]; then
+		perf report -i "$dir/perf.data" --children --percent-limit 3 --stdio -g caller,0.5,callee \
+			--max-stack 12 2>/dev/null | head -300
+	fi
+}
