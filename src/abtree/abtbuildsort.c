@@ -63,8 +63,7 @@ abt_pair_cmp(const AbtPair *a, const AbtPair *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	return ItemPointerCompare(unconstify(ItemPointerData *, &a->tid),
-							  unconstify(ItemPointerData *, &b->tid));
+	return abt_tid_cmp(&a->tid, &b->tid);
 }
 
 #define ST_SORT abt_pair_sort
@@ -73,13 +72,6 @@ abt_pair_cmp(const AbtPair *a, const AbtPair *b)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
-
-static inline int
-abt_tid_cmp(const ItemPointerData *a, const ItemPointerData *b)
-{
-	return ItemPointerCompare(unconstify(ItemPointerData *, a),
-							  unconstify(ItemPointerData *, b));
-}
 
 #define ST_SORT abt_tid_sort
 #define ST_ELEMENT_TYPE ItemPointerData
@@ -407,7 +399,7 @@ abt_tup_cmp(const AbtTupEntry *a, const AbtTupEntry *b, AbtBuildSort *s)
 		if (r != 0)
 			return r;
 	}
-	return ItemPointerCompare(&ABT_TUP(a)->t_tid, &ABT_TUP(b)->t_tid);
+	return abt_tid_cmp(&ABT_TUP(a)->t_tid, &ABT_TUP(b)->t_tid);
 }
 
 /* Would one more row take tuples mode past maintenance_work_mem? */

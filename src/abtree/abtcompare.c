@@ -167,7 +167,7 @@ abt_compare(Relation rel, AbtKey *key, Page page, OffsetNumber off)
 	if (key->natts < IndexRelationGetNumberOfKeyAttributes(rel) || !key->has_tid)
 		return key->nextkey ? 1 : -1;
 
-	return ItemPointerCompare(&key->tid, abt_tuple_heaptid(itup, pivot));
+	return abt_tid_cmp(&key->tid, abt_tuple_heaptid(itup, pivot));
 }
 
 /*
@@ -192,7 +192,7 @@ abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 		result = abt_compare_attr(&key->attrs[i], value, isnull);
 	}
 	if (result == 0)
-		result = ItemPointerCompare(&key->tid, abt_tuple_heaptid(b, b_pivot));
+		result = abt_tid_cmp(&key->tid, abt_tuple_heaptid(b, b_pivot));
 	pfree(key);
 	return result;
 }

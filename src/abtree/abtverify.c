@@ -422,7 +422,7 @@ abt_verify_level(AbtVerifyState *vs, BlockNumber leftmost, uint16 level)
 }
 
 static int
-abt_tid_cmp(const void *a, const void *b)
+abt_verify_tid_cmp(const void *a, const void *b)
 {
 	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
 }
@@ -433,7 +433,7 @@ abt_verify_heap_callback(Relation index, ItemPointer tid, Datum *values,
 {
 	AbtVerifyState *vs = (AbtVerifyState *) state;
 
-	if (!bsearch(tid, vs->tids, vs->ntids, sizeof(ItemPointerData), abt_tid_cmp))
+	if (!bsearch(tid, vs->tids, vs->ntids, sizeof(ItemPointerData), abt_verify_tid_cmp))
 		abt_corrupt(vs->rel, "Heap tuple (%u,%u) is not in the index.",
 					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
 }
@@ -620,7 +620,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 									  AccessShareLock);
 		IndexInfo  *indexInfo = BuildIndexInfo(vs.rel);
 
-		qsort(vs.tids, vs.ntids, sizeof(ItemPointerData), abt_tid_cmp);
+		qsort(vs.tids, vs.ntids, sizeof(ItemPointerData), abt_verify_tid_cmp);
 		table_index_build_scan(heap, vs.rel, indexInfo, true, false,
 							   abt_verify_heap_callback, &vs, NULL);
 		table_close(heap, AccessShareLock);
