@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Bar chart of same-run A/B ratios against a baseline (build_ab.sh, swr_ab.sh output).
 
-  bench/profile/plot_ratios.py OUT.png "title" "baseline name" GROUP:A_RATIO:B_RATIO ... [--labels A,B]
+  bench/profile/plot_ratios.py OUT.png "title" "baseline name" GROUP:A_RATIO:B_RATIO ... [--labels=A,B]
 
 Each GROUP (a case, e.g. "int4, 64MB") gets two bars, A's and B's ratio to the baseline
 measured in the same run; a dashed line marks 1 (the baseline) and, with --target X, the target.
