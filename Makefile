@@ -105,6 +105,14 @@ override PG_CPPFLAGS += -I$(srcdir)/src
 
 include $(PGXS)
 
+# PGXS tracks no header dependencies (without --enable-depend): a struct that
+# grew in one header left objects built against the old layout (a shared
+# counter written at the wrong offset, a sketch operation too small on the
+# stack).  Every object depends on every header of ours.
+# The same for the bitcode JIT inlines (with_llvm).
+ABT_HEADERS = $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
+$(OBJS) $(OBJS:.o=.bc): $(ABT_HEADERS)
+
 # The databases the suites run in: PGXS passes --dbname=$(CONTRIB_TESTDB) and
 # --dbname=$(ISOLATION_TESTDB) itself (so no --dbname of ours, or there would be two).
 CONTRIB_TESTDB = abtree_regress
