@@ -33,6 +33,7 @@ OBJS = \
 	src/abtree/abthandler.o \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
+	src/abtree/abtbatch.o \
 	src/abtree/abtpass.o \
 	src/abtree/abtplanner.o \
 	src/abtree/abtposting.o \
@@ -41,6 +42,7 @@ OBJS = \
 	src/abtree/abtsample.o \
 	src/abtree/abtscan.o \
 	src/abtree/abtsketch.o \
+	src/abtree/abtsketchxlog.o \
 	src/abtree/abtsketchsql.o \
 	src/abtree/abtsketchrebuild.o \
 	src/abtree/abtsort.o \
@@ -88,7 +90,7 @@ OBJS = \
 	src/pbtree/pbtvacuum.o
 
 # pg_regress suites: sql/*.sql against expected/*.out
-REGRESS = extension guc wal abtree_basic abtree_build_sort abtree_posting abtree_opclass abtree_sample abtree_repair abtree_range abtree_cursor abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate swr_readahead mvstore pbtree abtree_rls bad_input
+REGRESS = extension guc wal abtree_basic abtree_build_sort abtree_posting abtree_opclass abtree_sample abtree_repair abtree_batched abtree_range abtree_cursor abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate swr_readahead mvstore pbtree abtree_rls bad_input
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
 ISOLATION = probe_concurrent abtree_split_sample swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot swr_old_snapshot abtree_sketch_rebuild

@@ -12,6 +12,7 @@ statement).  Variants, interleaved in every repetition:
   abtree_nosketch       the same WITH (sketch = off)
   abtree_path           USING abtree (y), abtree.weight_protocol = path_exclusive
   abtree_path_nosketch  the same WITH (sketch = off)
+  abtree_batched        USING abtree (y), abtree.weight_protocol = batched
 
 It asks which part of an insert's exclusively held section stops a second client from
 adding throughput: the root held by MARK_VALID (or by path_exclusive's whole insert), or the
@@ -35,15 +36,18 @@ sys.path.insert(0, BENCH)
 from ab_builds import save_report  # noqa: E402
 from harness.standalone import Run, abtree_cluster  # noqa: E402
 
-VARIANTS = ["btree", "abtree", "abtree_nosketch", "abtree_path", "abtree_path_nosketch"]
+VARIANTS = ["btree", "abtree", "abtree_nosketch", "abtree_path", "abtree_path_nosketch",
+            "abtree_batched"]
 INDEX = {
     "btree": "(y)",
     "abtree": "USING abtree (y)",
     "abtree_nosketch": "USING abtree (y) WITH (sketch = off)",
     "abtree_path": "USING abtree (y)",
     "abtree_path_nosketch": "USING abtree (y) WITH (sketch = off)",
+    "abtree_batched": "USING abtree (y)",
 }
-PROTOCOL = {"abtree_path": "path_exclusive", "abtree_path_nosketch": "path_exclusive"}
+PROTOCOL = {"abtree_path": "path_exclusive", "abtree_path_nosketch": "path_exclusive",
+            "abtree_batched": "batched"}
 CLIENTS = [1, 2]
 SETTINGS = {"shared_buffers": "1GB"}
 SCRIPT = os.path.join(BENCH, "pgbench", "insert_a_batch.sql")

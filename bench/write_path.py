@@ -16,6 +16,9 @@ every repetition:
   abtree_path     the same, inserting with abtree.weight_protocol = path_exclusive
                   (one INSERT_VALID record per insert that fits its leaf)
   abtree_nosketch the same as abtree WITH (sketch = off)
+  abtree_batched  abtree, inserting with abtree.weight_protocol = batched
+                  (entries become valid a VALID_BATCH record's worth at a time)
+  abtree_batched_nosketch  the same WITH (sketch = off)
 
 and, with --copy, the same rows loaded by COPY FROM a file (sketches on against off).
 "Index cost" is a variant's time minus none's in the same repetition; "index WAL per row"
@@ -36,17 +39,21 @@ sys.path.insert(0, BENCH)
 from ab_builds import save_report  # noqa: E402
 from harness.standalone import Run, abtree_cluster  # noqa: E402
 
-VARIANTS = ["none", "btree", "abtree", "abtree_path", "abtree_nosketch"]
+VARIANTS = ["none", "btree", "abtree", "abtree_path", "abtree_nosketch", "abtree_batched",
+            "abtree_batched_nosketch"]
 INDEX = {
     "none": None,
     "btree": "CREATE INDEX h_x ON h (x)",
     "abtree": "CREATE INDEX h_x ON h USING abtree (x)",
     "abtree_path": "CREATE INDEX h_x ON h USING abtree (x)",
     "abtree_nosketch": "CREATE INDEX h_x ON h USING abtree (x) WITH (sketch = off)",
+    "abtree_batched": "CREATE INDEX h_x ON h USING abtree (x)",
+    "abtree_batched_nosketch": "CREATE INDEX h_x ON h USING abtree (x) WITH (sketch = off)",
 }
 INSERT = "INSERT INTO h SELECT (random()*2e9-1e9)::int4 FROM generate_series(1, {rows})"
 SETTINGS = {"shared_buffers": "2GB"}
-PROTOCOL = {"abtree_path": "path_exclusive"}
+PROTOCOL = {"abtree_path": "path_exclusive", "abtree_batched": "batched",
+            "abtree_batched_nosketch": "batched"}
 
 
 def one(conn, sql):
@@ -149,13 +156,21 @@ def report(args, s, version, started, minutes):
               f"index WAL per row x{ap_['wal'] / bt['wal']:.2f}; against `abtree` (safe_page) in "
               f"the same run: index cost x{ap_['cost'] / ab['cost']:.2f}, index WAL "
               f"x{ap_['wal'] / ab['wal']:.2f}."]
+    ba = ins["abtree_batched"]
+    lines += ["", "The same targets with `abtree.weight_protocol = batched` (`abtree_batched`): "
+              f"index cost x{ba['cost'] / bt['cost']:.2f}, **{'met' if ba['cost'] <= 1.3 * bt['cost'] else 'not met'}**; "
+              f"rows/s x{bt['time'] / ba['time']:.2f}, **{'met' if bt['time'] / ba['time'] >= 0.8 else 'not met'}**; "
+              f"index WAL per row x{ba['wal'] / bt['wal']:.2f}, **{'met' if ba['wal'] <= 1.5 * bt['wal'] else 'not met'}**; "
+              f"against `abtree` (safe_page) in the same run: index cost x{ba['cost'] / ab['cost']:.2f}, "
+              f"index WAL x{ba['wal'] / ab['wal']:.2f}."]
     if "copy" in s:
         c = s["copy"]
-        r = c["abtree"]["time"] / c["abtree_nosketch"]["time"]
-        lines += ["", f"COPY of the same number of rows from a file: `abtree` "
-                  f"{c['abtree']['time']:.2f} s, `abtree_nosketch` {c['abtree_nosketch']['time']:.2f} s, "
-                  f"`none` {c['none']['time']:.2f} s: sketches on / off x{r:.3f} (target <= 1.05: "
-                  f"**{'met' if r <= 1.05 else 'not met'}**)."]
+        for on, off in (("abtree", "abtree_nosketch"), ("abtree_batched", "abtree_batched_nosketch")):
+            r = c[on]["time"] / c[off]["time"]
+            lines += ["", f"COPY of the same number of rows from a file: `{on}` "
+                      f"{c[on]['time']:.2f} s, `{off}` {c[off]['time']:.2f} s, "
+                      f"`none` {c['none']['time']:.2f} s: sketches on / off x{r:.3f} (target <= 1.05: "
+                      f"**{'met' if r <= 1.05 else 'not met'}**)."]
 
     def draw(ax):
         vs = VARIANTS[1:]

@@ -700,6 +700,7 @@ INSERT INTO bad_case (area, sql) VALUES
 ('guc', $$SELECT set_config('abtree.swr_batch_size', NULL, false)$$),
 ('guc', $$SET abtree.weight_protocol = 'fastest'$$),
 ('guc', $$SET abtree.weight_protocol = -1$$),
+('guc', $$SET abtree.weight_protocol = 'batch'$$),
 ('guc', $$SELECT set_config('abtree.weight_protocol', NULL, false)$$),
 ('guc', $$SET abtree.range_selectivity = 'maybe'$$),
 ('guc', $$SET abtree.range_selectivity = 2$$),

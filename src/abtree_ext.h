@@ -82,7 +82,9 @@ typedef enum AbtWeightProtocol
 {
 	ABT_PROTOCOL_SAFE_PAGE,		/* the paper's: share locks, atomic adds */
 	ABT_PROTOCOL_PAGE_EXCLUSIVE,	/* the same pass, exclusive locks */
-	ABT_PROTOCOL_PATH_EXCLUSIVE	/* the baseline: whole path locked */
+	ABT_PROTOCOL_PATH_EXCLUSIVE,	/* the baseline: whole path locked */
+	ABT_PROTOCOL_BATCHED		/* path_exclusive, a record's worth of
+								 * entries at once (abtbatch.c) */
 } AbtWeightProtocol;
 
 /* shmem.c: state shared by all backends, reset at every (crash) restart */
@@ -108,6 +110,9 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 pass_path_logged;
 	/* inserts made valid at once, with one INSERT_VALID record */
 	pg_atomic_uint64 insert_one_record;
+	/* weight_protocol = batched: VALID_BATCH records and the entries in them */
+	pg_atomic_uint64 batch_records;
+	pg_atomic_uint64 batch_entries;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed
@@ -127,6 +132,9 @@ typedef struct AbtSharedState
 } AbtSharedState;
 
 extern AbtSharedState *abt_shared;
+
+/* one more of an abtree_status() counter of abt_shared */
+#define abt_count(counter) pg_atomic_fetch_add_u64(&abt_shared->counter, 1)
 extern void abt_shmem_install_hooks(void);
 extern Size abt_shmem_size(void);
 

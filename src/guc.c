@@ -67,6 +67,7 @@ static const struct config_enum_entry abt_weight_protocol_options[] = {
 	{"safe_page", ABT_PROTOCOL_SAFE_PAGE, false},
 	{"page_exclusive", ABT_PROTOCOL_PAGE_EXCLUSIVE, false},
 	{"path_exclusive", ABT_PROTOCOL_PATH_EXCLUSIVE, false},
+	{"batched", ABT_PROTOCOL_BATCHED, false},
 	{NULL, 0, false}
 };
 
@@ -167,7 +168,7 @@ abt_define_gucs(void)
 							NULL, NULL, NULL);
 
 	/*
-	 * The three protocols take their locks in the same order (bottom-up,
+	 * The four protocols take their locks in the same order (bottom-up,
 	 * left to right), so sessions may mix them.  SUSET: path_exclusive
 	 * makes every insert of the session hold the root exclusively, which
 	 * stalls every other writer and sampler of the index; it is a benchmark
@@ -175,7 +176,7 @@ abt_define_gucs(void)
 	 */
 	DefineCustomEnumVariable("abtree.weight_protocol",
 							 "How inserts into abtree indexes add their weight to the downlinks above them.",
-							 "safe_page: share locks and atomic adds (paper 000, Algorithm 3); page_exclusive: the same pass with exclusive locks; path_exclusive: the whole root-to-leaf path locked exclusively.",
+							 "safe_page: share locks and atomic adds (paper 000, Algorithm 3); page_exclusive: the same pass with exclusive locks; path_exclusive: the whole root-to-leaf path locked exclusively; batched: entries wait in the inserting backend and become valid a WAL record's worth at a time, at the latest before the commit.",
 							 &abt_weight_protocol,
 							 ABT_PROTOCOL_SAFE_PAGE,
 							 abt_weight_protocol_options,

@@ -66,6 +66,7 @@ _PG_init(void)
 	abt_shmem_install_hooks();
 	abt_install_planner_hooks();
 	abt_install_utility_hook();
+	abt_batch_install();
 	chll_install_utility_hook();
 	abt_register_analyze_hook(chll_refresh_after_autoanalyze);
 	swr_install_planner_hook();

@@ -74,6 +74,8 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->pass_restart, 0);
 		pg_atomic_init_u64(&abt_shared->pass_path_logged, 0);
 		pg_atomic_init_u64(&abt_shared->insert_one_record, 0);
+		pg_atomic_init_u64(&abt_shared->batch_records, 0);
+		pg_atomic_init_u64(&abt_shared->batch_entries, 0);
 		pg_atomic_init_u32(&abt_shared->recovered, 0);
 		pg_atomic_init_u64(&abt_shared->recovery_raised, 0);
 		pg_atomic_init_u64(&abt_shared->swr_scans, 0);

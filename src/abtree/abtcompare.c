@@ -177,14 +177,23 @@ int
 abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 				   IndexTuple b, bool b_pivot)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
 	AbtKey	   *key = palloc(sizeof(AbtKey));
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
-	int			i;
-	int			result = 0;
+	int			result;
 
 	abt_key_from_tuple(rel, key, a, a_pivot);
-	for (i = 0; i < nkeyatts && result == 0; i++)
+	result = abt_compare_key_tuple(rel, key, b, b_pivot);
+	pfree(key);
+	return result;
+}
+
+/* The same with a's full key made already (abt_key_from_tuple). */
+int
+abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b_pivot)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			result = 0;
+
+	for (int i = 0; i < key->natts && result == 0; i++)
 	{
 		bool		isnull;
 		Datum		value = index_getattr(b, i + 1, desc, &isnull);
@@ -193,7 +202,6 @@ abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 	}
 	if (result == 0)
 		result = abt_tid_cmp(&key->tid, abt_tuple_heaptid(b, b_pivot));
-	pfree(key);
 	return result;
 }
 

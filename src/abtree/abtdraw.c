@@ -836,6 +836,8 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 		return 0;
 	/* every downlink must cover its child: once after crash recovery */
 	abt_recovery_check(rel);
+	/* this backend's own entries waiting to become valid count (abtbatch.c) */
+	abt_batch_flush_rel(rel);
 	/* the true root: a draw must start from the whole tree's weight */
 	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 	if (!BufferIsValid(buf))
@@ -895,6 +897,8 @@ double
 abt_sample_total(Relation rel, AbtSampleRange *range, MvsReader *rd)
 {
 	abt_recovery_check(rel);
+	/* this backend's own entries waiting to become valid count (abtbatch.c) */
+	abt_batch_flush_rel(rel);
 	for (;;)
 	{
 		Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);

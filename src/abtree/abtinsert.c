@@ -15,6 +15,7 @@
 
 #include "mvstore/mvstore.h"
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
@@ -793,19 +794,18 @@ abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 /*
  * The paper's baseline for weight maintenance: lock the whole path from the
  * leaf up to the root exclusively, add the weight everywhere, mark the
- * entry valid, let go.  Every insert holds the root exclusively.
+ * entry (key, not valid, in the tree) valid, let go.  Every insert holds
+ * the root exclusively.  Also batched validation's way for one entry.
  */
-static void
-abt_path_exclusive_pass(AbtInsertState *ist, uint64 w)
+void
+abt_validate_entry(Relation rel, AbtKey *key, uint64 w)
 {
-	Relation	rel = ist->rel;
-
 	for (;;)
 	{
 		AbtStack	stack;
 		Buffer		path[ABT_MAX_HEIGHT];
 		OffsetNumber offs[ABT_MAX_HEIGHT];
-		Buffer		leaf = abt_search_leaf(rel, ist->key, &stack);
+		Buffer		leaf = abt_search_leaf(rel, key, &stack);
 		int			n = abt_lock_path_to_root(rel, &stack, leaf, path, offs);
 		OffsetNumber off;
 		int			k;
@@ -817,7 +817,7 @@ abt_path_exclusive_pass(AbtInsertState *ist, uint64 w)
 			CHECK_FOR_INTERRUPTS();
 			continue;
 		}
-		off = abt_find_leaf_entry(rel, ist->key, BufferGetPage(leaf));
+		off = abt_find_leaf_entry(rel, key, BufferGetPage(leaf));
 		if (off == InvalidOffsetNumber)
 			elog(ERROR, "abtree: new entry not found in index \"%s\"",
 				 RelationGetRelationName(rel));
@@ -860,8 +860,11 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	abt_place_entry(&ist, itup, &hint);
 	if (ist.placed_valid)
 		;						/* one record did it all */
-	else if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE)
-		abt_path_exclusive_pass(&ist, w);
+	else if (abt_weight_protocol == ABT_PROTOCOL_PATH_EXCLUSIVE ||
+			 (abt_weight_protocol == ABT_PROTOCOL_BATCHED && IsParallelWorker()))
+		abt_validate_entry(rel, &key, w);
+	else if (abt_weight_protocol == ABT_PROTOCOL_BATCHED)
+		abt_batch_add(rel, itup, w, &hint); /* valid with others, later */
 	else
 		abt_weight_pass(rel, &key, w, &hint);
 	pfree(itup);

@@ -67,7 +67,6 @@ typedef enum AbtSettle
 	ABT_SETTLE_RESTART			/* a new root: start from the top */
 } AbtSettle;
 
-#define abt_count(counter) pg_atomic_fetch_add_u64(&abt_shared->counter, 1)
 
 /*
  * Testing aid (abtree.debug_pass_pause, abtree.debug_sample_pause,

@@ -179,6 +179,7 @@ abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, bool lo_incl,
 	uint64		start;
 	uint64		end;
 
+	abt_batch_flush_rel(rel);
 	abt_range_bounds(rel, type, lo, lo_null, lo_incl, hi, hi_null, hi_incl, range);
 	start = range->has_lo ? abt_prefix_weight(rel, &range->lo, rd) : 0;
 	end = range->has_hi ? abt_prefix_weight(rel, &range->hi, rd) : abt_root_weight(rel, rd);

@@ -338,6 +338,7 @@ extern OffsetNumber abt_binsrch_internal(Relation rel, AbtKey *key, Page page);
 extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
 extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
+extern int	abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b_pivot);
 
 /*
  * The pages a writer's descent passed through, root first: the block and
@@ -447,6 +448,12 @@ extern bool abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_
 					  Relation heapRel, IndexUniqueCheck checkUnique,
 					  bool indexUnchanged, IndexInfo *indexInfo);
 extern void abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup);
+extern void abt_validate_entry(Relation rel, AbtKey *key, uint64 w);
+
+/* abtbatch.c: weight_protocol = batched */
+extern void abt_batch_add(Relation rel, IndexTuple itup, uint64 w, const AbtPosHint *hint);
+extern void abt_batch_flush_rel(Relation rel);
+extern void abt_batch_install(void);
 extern void abt_split_fill_left(Page page, OffsetNumber splitoff, IndexTuple lefthikey,
 								BlockNumber rightblk, Page left);
 
@@ -600,6 +607,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_ABT_SPLIT			0x70
 #define XLOG_ABT_PATH			0x80
 #define XLOG_ABT_INSERT_VALID	0x90	/* INSERT_LEAF and MARK_VALID in one */
+#define XLOG_ABT_VALID_BATCH	0xA0	/* MARK_VALID of several leaves */
 
 /* a SPLIT record's first block above the parent (abtxlog.c) */
 #define ABT_SPLIT_FIRST_UP		4
@@ -634,6 +642,12 @@ extern void abt_redo_vacuum(XLogReaderState *record);
 extern void abt_redo_split(XLogReaderState *record);
 extern void abt_redo_path(XLogReaderState *record);
 extern void abt_redo_mark_valid(XLogReaderState *record);
+extern void abt_xlog_valid_batch(Buffer *bufs, int nleaves, int npages, OffsetNumber *offs,
+								 int *noffs, uint8 *children, int *nchildren,
+								 TransactionId xid, bool weighted,
+								 struct AbtSketchOp *sketch);
+extern void abt_redo_valid_batch(XLogReaderState *record);
+extern void abt_desc_valid_batch(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_insert_leaf(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_set_weight(StringInfo buf, XLogReaderState *record);
 extern void abt_desc_pages(StringInfo buf, XLogReaderState *record);
@@ -719,6 +733,21 @@ abt_sketch_layout(int log2m, AbtSketchLayout *lay)
 	lay->capacity = Min(chll_overflow_capacity(log2m), ABT_SKETCH_HEAD_ENTRIES);
 }
 
+/* the sketch bytes of a sketch page */
+static inline uint8 *
+abt_sketch_data(Page page)
+{
+	return (uint8 *) PageGetContents(page);
+}
+
+/* the set groups on set page s: how many, and the first's number */
+static inline int
+abt_sketch_set_groups(const AbtSketchLayout *lay, int s, int *first)
+{
+	*first = s * ABT_SKETCH_GROUPS_PER_PAGE;
+	return Min(ABT_SKETCH_GROUPS_PER_PAGE, lay->groups - *first);
+}
+
 typedef struct AbtSketchHashes
 {
 	uint64		hash[ABT_SKETCH_MAX_COLS];
@@ -737,6 +766,9 @@ typedef struct AbtSketchCol
 	uint8		bucket_before[4 + 32];	/* CHLL_BUCKET_SIZE */
 	uint8		set_dirty[(ABT_SKETCH_MAX_GROUPS + 7) / 8];	/* changed set groups */
 	int			snap_group;		/* the group saved in group_before, or -1 */
+	/* abt_sketch_lock_batch: each chunk and set page's bytes at lock time */
+	uint8	   *before[ABT_SKETCH_MAX_PAGES];
+	uint8	   *runs[ABT_SKETCH_MAX_PAGES]; /* and room for its WAL runs */
 	/* from here on written before read (not cleared per operation) */
 	uint16		idx[ABT_SKETCH_MAX_NCHUNKS][ABT_SKETCH_PER_CHUNK + 1];	/* count, then indexes */
 	uint8		group_before[CHLL_SET_GROUP_SIZE];	/* if snap_group >= 0 */
@@ -780,6 +812,7 @@ extern void abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *valu
 								 bool *isnull);
 extern void abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
 extern void abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
+extern void abt_sketch_lock_batch(AbtSketchOp *op, Relation rel);
 extern int	abt_sketch_add_max_blocks(Relation rel);
 extern int	abt_sketch_narrow_max_blocks(Relation rel);
 extern void abt_sketch_none(AbtSketchOp *op, Relation rel);
@@ -787,6 +820,7 @@ extern void abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add
 extern void abt_sketch_mark_dirty(AbtSketchOp *op);
 extern int	abt_sketch_max_blocks(Relation rel);
 extern int	abt_sketch_max_rdatas(Relation rel);
+extern bool abt_sketch_set_page_changed(const AbtSketchLayout *lay, AbtSketchCol *c, int s);
 extern int	abt_sketch_xlog_register(AbtSketchOp *op, int block_id);
 extern void abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn);
 extern void abt_sketch_release(AbtSketchOp *op);

@@ -52,7 +52,11 @@ PG_FUNCTION_INFO_V1(abtree_sample_tids);
 Relation
 abt_open_index_checked(Oid indexoid, LOCKMODE lockmode)
 {
-	return abt_open_am_index(indexoid, lockmode, "abtree", ACL_SELECT);
+	Relation	rel = abt_open_am_index(indexoid, lockmode, "abtree", ACL_SELECT);
+
+	/* what the SQL functions read counts this backend's waiting entries */
+	abt_batch_flush_rel(rel);
+	return rel;
 }
 
 /*
@@ -85,6 +89,7 @@ abt_open_index_for_reading(Oid indexoid, LOCKMODE lockmode)
 	Relation	rel = abt_open_am_index_shell(indexoid, lockmode, "abtree", ACL_SELECT);
 
 	abt_refuse_citus_shell(rel, rel->rd_index->indrelid);
+	abt_batch_flush_rel(rel);
 	return rel;
 }
 
@@ -369,8 +374,11 @@ abtree_sample_tids_range(PG_FUNCTION_ARGS)
 uint64
 abt_total_weight(Relation rel)
 {
-	Buffer		buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
+	Buffer		buf;
 	uint64		total;
+
+	abt_batch_flush_rel(rel);
+	buf = abt_get_root(rel, ABT_METAPAGE, BUFFER_LOCK_SHARE);
 
 	if (!BufferIsValid(buf))
 		return 0;

@@ -52,19 +52,6 @@ StaticAssertDecl(ABT_SKETCH_SETPAGES(ABT_SKETCH_MAX_LOG2M) <= CHLL_VIEW_MAX_CHUN
 StaticAssertDecl(ABT_SKETCH_GROUPS_PER_PAGE >= 1, "a set group fits a page");
 StaticAssertDecl(ABT_SKETCH_MAX_LOG2M <= CHLL_MAX_LOG2M, "a bucket count chll has");
 
-/* Redo data of a head page: the header, then changed entries lo..hi-1 */
-typedef struct AbtSketchHeadData
-{
-	uint16		lo;
-	uint16		hi;
-} AbtSketchHeadData;
-
-static inline uint8 *
-abt_sketch_data(Page page)
-{
-	return (uint8 *) PageGetContents(page);
-}
-
 /* ---- layout ---- */
 
 /*
@@ -269,13 +256,6 @@ abt_sketch_init_page(Page page, int k, int chunk, const uint8 *bytes, Size len)
 }
 
 /* Set page s (0-based): its first group and how many it holds */
-static inline int
-abt_sketch_set_groups(const AbtSketchLayout *lay, int s, int *first)
-{
-	*first = s * ABT_SKETCH_GROUPS_PER_PAGE;
-	return Min(ABT_SKETCH_GROUPS_PER_PAGE, lay->groups - *first);
-}
-
 static inline Size
 abt_sketch_group_off(const AbtSketchLayout *lay, int g)
 {
@@ -555,6 +535,34 @@ abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one
 	abt_sketch_lock_mode(op, rel, one, true);
 }
 
+/*
+ * For a batch of inserts (abtbatch.c): every page, as for VACUUM, and a
+ * copy of the bytes of each chunk page and, while the set lasts, each set
+ * page, so that WAL carries the bytes that changed in the buckets and
+ * groups, not each whole (abtsketchxlog.c).  Palloc'd here, before the
+ * critical section; abt_sketch_release frees them.
+ */
+void
+abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
+{
+	abt_sketch_lock_mode(op, rel, NULL, false);
+	for (int i = 0; i < op->ncols; i++)
+	{
+		AbtSketchCol *c = &op->cols[i];
+		bool		lost = chll_set_lost(abt_sketch_data(BufferGetPage(c->bufs[0])));
+
+		for (int page = 1; page < op->lay.pages; page++)
+		{
+			if (!BufferIsValid(c->bufs[page]) || (lost && page >= op->lay.first_setpage))
+				continue;
+			c->before[page] = palloc(ABT_SKETCH_SPACE);
+			memcpy(c->before[page], abt_sketch_data(BufferGetPage(c->bufs[page])),
+				   ABT_SKETCH_SPACE);
+			c->runs[page] = palloc(1 + 2 * ABT_SKETCH_SPACE);
+		}
+	}
+}
+
 /* An operation that changes no sketch */
 void
 abt_sketch_none(AbtSketchOp *op, Relation rel)
@@ -588,7 +596,7 @@ abt_sketch_apply(AbtSketchOp *op, const AbtSketchHashes *h, bool add)
 }
 
 /* Has a group on set page s changed? */
-static bool
+bool
 abt_sketch_set_page_changed(const AbtSketchLayout *lay, AbtSketchCol *c, int s)
 {
 	int			first;
@@ -696,216 +704,21 @@ abt_sketch_max_rdatas(Relation rel)
 		 ABT_SKETCH_SETPAGES(log2m) + 2 * ABT_SKETCH_GROUPS(log2m));
 }
 
-/*
- * Redo data of a sketch page (since issue 22): ABT_SKETCH_RUNS, then runs,
- * each a uint16 offset into the page's sketch bytes, a uint16 length and
- * that many bytes, applied in any order (they do not overlap).  An insert
- * changes a byte or two of its bucket and a few of the header: the runs
- * carry those instead of the whole header and bucket record (88 bytes of
- * WAL per insert before, about 30 now).  The tag cannot begin the older
- * formats, which redo still reads: a head page's data began with the
- * header's version byte (1), a chunk's with a little-endian record count
- * (at most ABT_SKETCH_PER_CHUNK < 255).
- */
-#define ABT_SKETCH_RUNS		0xFF
-#define ABT_RUN_HDR			(2 * sizeof(uint16))
-
-StaticAssertDecl(ABT_SKETCH_PER_CHUNK < ABT_SKETCH_RUNS, "run tag is not a record count");
-StaticAssertDecl(CHLL_FORMAT_VERSION != ABT_SKETCH_RUNS, "run tag is not a version");
-StaticAssertDecl(CHLL_HEADER_SIZE == 24 && CHLL_BUCKET_SIZE == 4 + 32, "AbtSketchCol's sizes");
-
-static void
-abt_run_header(uint8 *dst, int off, int len)
-{
-	uint16		h[2] = {(uint16) off, (uint16) len};
-
-	memcpy(dst, h, ABT_RUN_HDR);
-}
-
-/*
- * Append to buf at *len the runs of now[0..n) that differ from before,
- * placed at offset off; gaps of fewer than ABT_RUN_HDR equal bytes are
- * bridged (a run header costs as much).  At most 2n + 4 bytes.
- */
-static void
-abt_sketch_diff_runs(uint8 *buf, int *len, const uint8 *before, const uint8 *now, int n, int off)
-{
-	int			i = 0;
-
-	while (i < n)
-	{
-		int			end;
-		int			j;
-
-		if (before[i] == now[i])
-		{
-			i++;
-			continue;
-		}
-		end = i + 1;
-		for (j = end; j < n && j - end < (int) ABT_RUN_HDR; j++)
-			if (before[j] != now[j])
-				end = j + 1;
-		abt_run_header(buf + *len, off + i, end - i);
-		memcpy(buf + *len + ABT_RUN_HDR, now + i, end - i);
-		*len += ABT_RUN_HDR + end - i;
-		i = end;
-	}
-}
-
-/* The head page: changed header bytes, then the changed overflow entries */
-static void
-abt_sketch_register_head(AbtSketchCol *c, int block_id)
-{
-	int			len = 1;
-	int			lo = c->view.ovf_lo < c->view.ovf_hi ? c->view.ovf_lo : 0;
-	int			hi = c->view.ovf_lo < c->view.ovf_hi ? c->view.ovf_hi : 0;
-
-	XLogRegisterBuffer(block_id, c->bufs[0], REGBUF_STANDARD);
-	c->head_runs[0] = ABT_SKETCH_RUNS;
-	abt_sketch_diff_runs(c->head_runs, &len, c->hdr_before, c->view.hdr, CHLL_HEADER_SIZE, 0);
-	if (hi > lo)
-	{
-		abt_run_header(c->head_runs + len, CHLL_HEADER_SIZE + lo * CHLL_ENTRY_SIZE,
-					   (hi - lo) * CHLL_ENTRY_SIZE);
-		len += ABT_RUN_HDR;
-	}
-	XLogRegisterBufData(block_id, (char *) c->head_runs, len);
-	if (hi > lo)
-		XLogRegisterBufData(block_id, (char *) c->view.ovf + lo * CHLL_ENTRY_SIZE,
-							(hi - lo) * CHLL_ENTRY_SIZE);
-}
-
-/* A chunk page: the saved bucket's changed bytes, other buckets whole */
-static void
-abt_sketch_register_chunk(AbtSketchCol *c, int chunk, int block_id)
-{
-	uint16	   *idx = c->idx[chunk];
-	uint8	   *data = c->view.chunk[chunk];
-	int			len = 1;
-
-	XLogRegisterBuffer(block_id, c->bufs[chunk + 1], REGBUF_STANDARD);
-	c->bucket_runs[0] = ABT_SKETCH_RUNS;
-	for (int j = 1; j <= idx[0]; j++)
-	{
-		if (chunk * ABT_SKETCH_PER_CHUNK + idx[j] == c->snap_bucket)
-			abt_sketch_diff_runs(c->bucket_runs, &len, c->bucket_before,
-								 data + idx[j] * CHLL_BUCKET_SIZE, CHLL_BUCKET_SIZE,
-								 idx[j] * CHLL_BUCKET_SIZE);
-	}
-	XLogRegisterBufData(block_id, (char *) c->bucket_runs, len);
-	for (int j = 1; j <= idx[0]; j++)
-	{
-		int			b = chunk * ABT_SKETCH_PER_CHUNK + idx[j];
-
-		if (b == c->snap_bucket)
-			continue;
-		c->full_runs[b][0] = idx[j] * CHLL_BUCKET_SIZE;
-		c->full_runs[b][1] = CHLL_BUCKET_SIZE;
-		XLogRegisterBufData(block_id, (char *) c->full_runs[b], ABT_RUN_HDR);
-		XLogRegisterBufData(block_id, (char *) data + idx[j] * CHLL_BUCKET_SIZE,
-							CHLL_BUCKET_SIZE);
-	}
-}
-
-/* A set page: the saved group's changed bytes, other groups whole */
-static void
-abt_sketch_register_set_page(const AbtSketchLayout *lay, AbtSketchCol *c, int s, int block_id)
-{
-	int			first;
-	int			n = abt_sketch_set_groups(lay, s, &first);
-	uint8	   *data = c->view.set[s];
-	int			len = 1;
-
-	XLogRegisterBuffer(block_id, c->bufs[lay->first_setpage + s], REGBUF_STANDARD);
-	c->group_runs[0] = ABT_SKETCH_RUNS;
-	if (c->snap_group >= first && c->snap_group < first + n)
-	{
-		int			off = (c->snap_group - first) * CHLL_SET_GROUP_SIZE;
-		int			lo = c->view.set_range[0];
-		int			hi = c->view.set_range[1];
-
-		/* the key count, then only the slots the operation wrote */
-		abt_sketch_diff_runs(c->group_runs, &len, c->group_before, data + off,
-							 CHLL_SET_GROUP_HDR, off);
-		if (lo <= hi)
-		{
-			int			from = CHLL_SET_GROUP_HDR + lo * CHLL_SET_SLOT_SIZE;
-
-			abt_sketch_diff_runs(c->group_runs, &len, c->group_before + from,
-								 data + off + from, (hi - lo + 1) * CHLL_SET_SLOT_SIZE,
-								 off + from);
-		}
-	}
-	XLogRegisterBufData(block_id, (char *) c->group_runs, len);
-	for (int g = first; g < first + n; g++)
-	{
-		int			off = (g - first) * CHLL_SET_GROUP_SIZE;
-
-		if (g == c->snap_group || (c->set_dirty[g / 8] & (1 << (g % 8))) == 0)
-			continue;
-		c->group_full_runs[g][0] = off;
-		c->group_full_runs[g][1] = CHLL_SET_GROUP_SIZE;
-		XLogRegisterBufData(block_id, (char *) c->group_full_runs[g], ABT_RUN_HDR);
-		XLogRegisterBufData(block_id, (char *) data + off, CHLL_SET_GROUP_SIZE);
-	}
-}
-
-/*
- * Register the changed sketch pages from block_id on; returns the next
- * free block id.  The bytes are read at XLogInsert, which must follow
- * before the locks go.
- */
-int
-abt_sketch_xlog_register(AbtSketchOp *op, int block_id)
-{
-	/* NULL: no sketches (pbtree) */
-	for (int i = 0; op != NULL && i < op->ncols; i++)
-	{
-		AbtSketchCol *c = &op->cols[i];
-
-		if (!c->changed)
-			continue;
-		abt_sketch_register_head(c, block_id++);
-		for (int chunk = 0; chunk < op->lay.nchunks; chunk++)
-		{
-			if (c->idx[chunk][0] > 0)
-				abt_sketch_register_chunk(c, chunk, block_id++);
-		}
-		for (int s = 0; s < op->lay.setpages; s++)
-			if (abt_sketch_set_page_changed(&op->lay, c, s))
-				abt_sketch_register_set_page(&op->lay, c, s, block_id++);
-	}
-	return block_id;
-}
-
-void
-abt_sketch_set_lsn(AbtSketchOp *op, XLogRecPtr lsn)
-{
-	for (int i = 0; op != NULL && i < op->ncols; i++)
-	{
-		AbtSketchCol *c = &op->cols[i];
-
-		if (!c->changed)
-			continue;
-		PageSetLSN(BufferGetPage(c->bufs[0]), lsn);
-		for (int chunk = 0; chunk < op->lay.nchunks; chunk++)
-			if (c->idx[chunk][0] > 0)
-				PageSetLSN(BufferGetPage(c->bufs[chunk + 1]), lsn);
-		for (int s = 0; s < op->lay.setpages; s++)
-			if (abt_sketch_set_page_changed(&op->lay, c, s))
-				PageSetLSN(BufferGetPage(c->bufs[op->lay.first_setpage + s]), lsn);
-	}
-}
-
 /* Unlock; say so if a removal found its value missing (S1 broken) */
 void
 abt_sketch_release(AbtSketchOp *op)
 {
 	for (int i = 0; i < op->ncols; i++)
 		for (int chunk = 0; chunk < op->lay.pages; chunk++)
+		{
 			if (BufferIsValid(op->cols[i].bufs[chunk]))
 				UnlockReleaseBuffer(op->cols[i].bufs[chunk]);
+			if (op->cols[i].before[chunk] != NULL)
+			{
+				pfree(op->cols[i].before[chunk]);
+				pfree(op->cols[i].runs[chunk]);
+			}
+		}
 	if (op->problems > 0)
 		ereport(WARNING,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -913,76 +726,6 @@ abt_sketch_release(AbtSketchOp *op)
 						RelationGetRelationName(op->rel), op->problems),
 				 errhint("REINDEX the index to rebuild its sketches.")));
 	op->ncols = 0;
-}
-
-/* ---- redo ---- */
-
-static void
-abt_sketch_redo_page(Page page, char *data, Size len)
-{
-	uint8	   *dst = abt_sketch_data(page);
-
-	if (len > 0 && (uint8) data[0] == ABT_SKETCH_RUNS)
-	{
-		Size		pos = 1;
-
-		while (pos + ABT_RUN_HDR <= len)
-		{
-			uint16		h[2];
-
-			memcpy(h, data + pos, ABT_RUN_HDR);
-			pos += ABT_RUN_HDR;
-			if (pos + h[1] > len || h[0] + h[1] > ABT_SKETCH_SPACE)
-				elog(PANIC, "abtree redo: sketch run out of bounds");
-			memcpy(dst + h[0], data + pos, h[1]);
-			pos += h[1];
-		}
-	}
-	else if (AbtPageGetOpaque(page)->next == 0)
-	{
-		AbtSketchHeadData head;
-
-		memcpy(dst, data, CHLL_HEADER_SIZE);
-		memcpy(&head, data + CHLL_HEADER_SIZE, sizeof(head));
-		memcpy(dst + CHLL_HEADER_SIZE + head.lo * CHLL_ENTRY_SIZE,
-			   data + CHLL_HEADER_SIZE + sizeof(head),
-			   (head.hi - head.lo) * CHLL_ENTRY_SIZE);
-	}
-	else
-	{
-		uint16		n;
-		char	   *rec;
-
-		memcpy(&n, data, sizeof(uint16));
-		rec = data + (n + 1) * sizeof(uint16);
-		for (int j = 1; j <= n; j++)
-		{
-			uint16		idx;
-
-			memcpy(&idx, data + j * sizeof(uint16), sizeof(uint16));
-			memcpy(dst + idx * CHLL_BUCKET_SIZE, rec, CHLL_BUCKET_SIZE);
-			rec += CHLL_BUCKET_SIZE;
-		}
-	}
-}
-
-/* Blocks first_block_id.. of a record are sketch pages: bufs[] keeps them */
-void
-abt_sketch_redo(XLogReaderState *record, int first_block_id, Buffer *bufs)
-{
-	for (int id = first_block_id; id <= XLogRecMaxBlockId(record); id++)
-	{
-		if (XLogReadBufferForRedo(record, id, &bufs[id]) == BLK_NEEDS_REDO)
-		{
-			Size		len;
-			char	   *data = XLogRecGetBlockData(record, id, &len);
-			Page		page = BufferGetPage(bufs[id]);
-
-			abt_sketch_redo_page(page, data, len);
-			PageSetLSN(page, record->EndRecPtr);
-			MarkBufferDirty(bufs[id]);
-		}
-	}
 }
 
 /* ---- reading ---- */

@@ -588,6 +588,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 	vs.rel = abt_open_index_checked(PG_GETARG_OID(0), lockmode);
 	/* check what draws see: after crash recovery, after their one-time repair */
 	abt_recovery_check(vs.rel);
+	abt_batch_flush_rel(vs.rel);
 	for (int k = 0; vs.exact && k < ABT_SKETCH_MAX_COLS; k++)
 	{
 		int			log2m = abt_sketch_info(vs.rel)->sketch_log2m;

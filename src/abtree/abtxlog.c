@@ -110,6 +110,22 @@ typedef struct xl_abt_mark_valid
 	uint8		npath;			/* blocks after the path: sketch pages */
 } xl_abt_mark_valid;
 
+/*
+ * VALID_BATCH (weight_protocol = batched, abtbatch.c): blocks 0 .. nleaves
+ * - 1 are leaves, left to right, each with the offsets of its entries
+ * made valid (xid) as data; the next npath blocks are the pages above
+ * them, level by level from the leaves' parents to the root, each with
+ * the block ids (uint8) of its children in the record as data: redo sets
+ * the downlink to each to that child's weight.  Then the sketch pages.
+ */
+typedef struct xl_abt_valid_batch
+{
+	TransactionId xid;
+	bool		weighted;
+	uint8		nleaves;
+	uint8		npath;
+} xl_abt_valid_batch;
+
 static const char *
 abt_pages_reason(uint8 reason)
 {
@@ -345,6 +361,45 @@ abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitup, Transacti
 	abt_xlog_path_lsn(path, npath, lsn);
 }
 
+/*
+ * A batch's pages, all held exclusively, registered in the order they
+ * were locked (leaves left to right, then each level up to the root).
+ */
+void
+abt_xlog_valid_batch(Buffer *bufs, int nleaves, int npages, OffsetNumber *offs, int *noffs,
+					 uint8 *children, int *nchildren, TransactionId xid, bool weighted,
+					 AbtSketchOp *sketch)
+{
+	xl_abt_valid_batch xlrec;
+	XLogRecPtr	lsn;
+	int			k = 0;
+
+	xlrec.xid = xid;
+	xlrec.weighted = weighted;
+	xlrec.nleaves = nleaves;
+	xlrec.npath = npages - nleaves;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	for (int i = 0; i < nleaves; i++)
+	{
+		XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
+		XLogRegisterBufData(i, (char *) (offs + k), noffs[i] * sizeof(OffsetNumber));
+		k += noffs[i];
+	}
+	k = 0;
+	for (int i = nleaves; i < npages; i++)
+	{
+		XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
+		XLogRegisterBufData(i, (char *) (children + k), nchildren[i]);
+		k += nchildren[i];
+	}
+	(void) abt_sketch_xlog_register(sketch, npages);
+	lsn = XLogInsert(ABTREE_RMGR_ID, XLOG_ABT_VALID_BATCH);
+	abt_sketch_set_lsn(sketch, lsn);
+	for (int i = 0; i < npages; i++)
+		PageSetLSN(BufferGetPage(bufs[i]), lsn);
+}
+
 /* ---- redo ---- */
 
 static void abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int npath,
@@ -423,27 +478,33 @@ abt_redo_set_weight(XLogReaderState *record)
  * whose ancestors do not count it yet.
  */
 static void
+abt_redo_set_downlink(XLogReaderState *record, Buffer *bufs, int child_block, Page page,
+					  bool weighted)
+{
+	BlockNumber child;
+	OffsetNumber off;
+
+	XLogRecGetBlockTag(record, child_block, NULL, NULL, &child);
+	off = abt_find_downlink(page, child, InvalidOffsetNumber);
+	if (off == InvalidOffsetNumber)
+		elog(WARNING, "abtree redo: no downlink to block %u; VACUUM the index to repair its weights",
+			 child);
+	else if (BufferIsValid(bufs[child_block]))
+		AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, off)))->weight =
+			abt_page_weight(BufferGetPage(bufs[child_block]), weighted);
+}
+
+static void
 abt_redo_recompute_chain(XLogReaderState *record, Buffer *bufs, int below, int first, int n,
 						 bool weighted)
 {
 	for (int i = first; i < first + n; i++)
 	{
 		int			child_block = i == first ? below : i - 1;
-		BlockNumber child;
-		Page		page;
-		OffsetNumber off;
 
 		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_NEEDS_REDO)
 			continue;
-		page = BufferGetPage(bufs[i]);
-		XLogRecGetBlockTag(record, child_block, NULL, NULL, &child);
-		off = abt_find_downlink(page, child, InvalidOffsetNumber);
-		if (off == InvalidOffsetNumber)
-			elog(WARNING, "abtree redo: no downlink to block %u on block %u; VACUUM the index to repair its weights",
-				 child, BufferGetBlockNumber(bufs[i]));
-		else if (BufferIsValid(bufs[child_block]))
-			AbtPivotGetAux((IndexTuple) PageGetItem(page, PageGetItemId(page, off)))->weight =
-				abt_page_weight(BufferGetPage(bufs[child_block]), weighted);
+		abt_redo_set_downlink(record, bufs, child_block, BufferGetPage(bufs[i]), weighted);
 		abt_redo_finish(record, bufs[i]);
 	}
 }
@@ -492,6 +553,51 @@ abt_redo_mark_valid(XLogReaderState *record)
 	}
 	abt_redo_recompute_path(record, bufs, xlrec->npath, xlrec->weighted);
 	abt_sketch_redo(record, xlrec->npath + 1, bufs);
+	abt_redo_release(record, bufs);
+}
+
+/*
+ * VALID_BATCH: the leaves' entries valid, then each page above recomputes
+ * its downlinks to its children in the record (children come first in the
+ * record, so they are done), then the sketch pages.  Everything is locked
+ * in the record's order, the primary's, until the end.
+ */
+void
+abt_redo_valid_batch(XLogReaderState *record)
+{
+	xl_abt_valid_batch *xlrec = (xl_abt_valid_batch *) XLogRecGetData(record);
+	Buffer		bufs[XLR_MAX_BLOCK_ID + 1];
+	int			npages = xlrec->nleaves + xlrec->npath;
+
+	for (int i = 0; i < npages; i++)
+	{
+		Size		len;
+		char	   *data;
+		Page		page;
+
+		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_NEEDS_REDO)
+			continue;
+		page = BufferGetPage(bufs[i]);
+		data = XLogRecGetBlockData(record, i, &len);
+		if (i < xlrec->nleaves)
+		{
+			for (Size k = 0; k < len / sizeof(OffsetNumber); k++)
+			{
+				OffsetNumber off;
+
+				memcpy(&off, data + k * sizeof(OffsetNumber), sizeof(OffsetNumber));
+				abt_set_leaf_xmin((IndexTuple) PageGetItem(page, PageGetItemId(page, off)),
+								  xlrec->xid);
+			}
+			abt_leaf_note_xid(page, xlrec->xid);
+			AbtPageGetOpaque(page)->sid++;
+		}
+		else
+			for (Size k = 0; k < len; k++)
+				abt_redo_set_downlink(record, bufs, (uint8) data[k], page, xlrec->weighted);
+		abt_redo_finish(record, bufs[i]);
+	}
+	abt_sketch_redo(record, npages, bufs);
 	abt_redo_release(record, bufs);
 }
 
@@ -672,6 +778,16 @@ abt_desc_mark_valid(StringInfo buf, XLogReaderState *record)
 
 	appendStringInfo(buf, "off %u, xid %u, path of %d, sketch pages %d", xlrec->off, xlrec->xid,
 					 xlrec->npath, XLogRecMaxBlockId(record) - xlrec->npath);
+}
+
+void
+abt_desc_valid_batch(StringInfo buf, XLogReaderState *record)
+{
+	xl_abt_valid_batch *xlrec = (xl_abt_valid_batch *) XLogRecGetData(record);
+
+	appendStringInfo(buf, "xid %u, leaves %d, pages above %d, sketch pages %d", xlrec->xid,
+					 xlrec->nleaves, xlrec->npath,
+					 XLogRecMaxBlockId(record) + 1 - xlrec->nleaves - xlrec->npath);
 }
 
 void
