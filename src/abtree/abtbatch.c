@@ -398,6 +398,21 @@ abt_batch_leaf_cost(AbtBatch *b, const AbtStack *path, bool note)
 	return need;
 }
 
+/* blk locked exclusively if that needs no wait, else InvalidBuffer */
+static Buffer
+abt_batch_lock_now(AbtBatch *b, BlockNumber blk)
+{
+	Buffer		buf = abt_read_hinted(b->rel, blk);
+
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	abt_check_page(b->rel, buf);
+	return buf;
+}
+
 /*
  * The leaf phase 1 put entry j on, if it still holds it and we can lock
  * it at once: then it is the entry's leaf, to the right of those held, and
@@ -412,15 +427,9 @@ abt_batch_try_leaf(AbtBatch *b, int j, OffsetNumber *off)
 	Buffer		buf;
 	Page		page;
 
-	if (hint->leaf == InvalidBlockNumber || abt_batch_holds(b, 0, hint->leaf))
+	if (hint->leaf == InvalidBlockNumber || abt_batch_holds(b, 0, hint->leaf) ||
+		!BufferIsValid(buf = abt_batch_lock_now(b, hint->leaf)))
 		return InvalidBuffer;
-	buf = abt_read_hinted(b->rel, hint->leaf);
-	if (!ConditionalLockBuffer(buf))
-	{
-		ReleaseBuffer(buf);
-		return InvalidBuffer;
-	}
-	abt_check_page(b->rel, buf);
 	page = BufferGetPage(buf);
 	if (AbtPageGetOpaque(page)->sid == hint->leafsid)
 	{
@@ -515,15 +524,9 @@ abt_batch_try_parent(AbtBatch *b, const AbtStackEntry *at, BlockNumber child, in
 {
 	Buffer		buf;
 
-	if (at == NULL || abt_batch_holds(b, first, at->blkno))
+	if (at == NULL || abt_batch_holds(b, first, at->blkno) ||
+		!BufferIsValid(buf = abt_batch_lock_now(b, at->blkno)))
 		return InvalidBuffer;
-	buf = abt_read_hinted(b->rel, at->blkno);
-	if (!ConditionalLockBuffer(buf))
-	{
-		ReleaseBuffer(buf);
-		return InvalidBuffer;
-	}
-	abt_check_page(b->rel, buf);
 	*off = abt_find_downlink(BufferGetPage(buf), child, at->off);
 	if (*off != InvalidOffsetNumber)
 		return buf;
