@@ -39,6 +39,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
@@ -539,12 +540,17 @@ abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one
  * For a batch of inserts (abtbatch.c): every page, as for VACUUM, and a
  * copy of the bytes of each chunk page and, while the set lasts, each set
  * page, so that WAL carries the bytes that changed in the buckets and
- * groups, not each whole (abtsketchxlog.c).  Palloc'd here, before the
- * critical section; abt_sketch_release frees them.
+ * groups, not each whole (abtsketchxlog.c).  The room for the copies and
+ * their WAL runs is allocated once per backend, outside any critical
+ * section, and reused: one batch at a time holds it.
  */
 void
 abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 {
+	/* kept for the backend's life: palloc'd each time, they page-faulted */
+	static uint8 *before[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
+	static uint8 *runs[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
+
 	abt_sketch_lock_mode(op, rel, NULL, false);
 	for (int i = 0; i < op->ncols; i++)
 	{
@@ -555,10 +561,15 @@ abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 		{
 			if (!BufferIsValid(c->bufs[page]) || (lost && page >= op->lay.first_setpage))
 				continue;
-			c->before[page] = palloc(ABT_SKETCH_SPACE);
+			if (before[i][page] == NULL)
+			{
+				before[i][page] = MemoryContextAlloc(TopMemoryContext, ABT_SKETCH_SPACE);
+				runs[i][page] = MemoryContextAlloc(TopMemoryContext, 1 + 2 * ABT_SKETCH_SPACE);
+			}
+			c->before[page] = before[i][page];
 			memcpy(c->before[page], abt_sketch_data(BufferGetPage(c->bufs[page])),
 				   ABT_SKETCH_SPACE);
-			c->runs[page] = palloc(1 + 2 * ABT_SKETCH_SPACE);
+			c->runs[page] = runs[i][page];
 		}
 	}
 }
@@ -713,11 +724,7 @@ abt_sketch_release(AbtSketchOp *op)
 		{
 			if (BufferIsValid(op->cols[i].bufs[chunk]))
 				UnlockReleaseBuffer(op->cols[i].bufs[chunk]);
-			if (op->cols[i].before[chunk] != NULL)
-			{
-				pfree(op->cols[i].before[chunk]);
-				pfree(op->cols[i].runs[chunk]);
-			}
+			op->cols[i].before[chunk] = NULL;	/* abt_sketch_lock_batch's */
 		}
 	if (op->problems > 0)
 		ereport(WARNING,
