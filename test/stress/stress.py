@@ -329,9 +329,12 @@ class Workload:
         except psycopg2.Error as e:
             return self.fail('writer %d connect' % wid, e)
         cur = conn.cursor()
-        protocols = ['safe_page', 'page_exclusive', 'path_exclusive']
+        # the writers take the four protocols in turn, shifted each cycle, so
+        # that three writers meet every protocol within four cycles
+        protocols = ['safe_page', 'page_exclusive', 'path_exclusive', 'batched']
         if any(k.am == 'abtree' for k in INDEX_KINDS):
-            cur.execute("SET abtree.weight_protocol = %s", (protocols[wid % 3],))
+            cur.execute("SET abtree.weight_protocol = %s",
+                        (protocols[(wid + self.cycle) % len(protocols)],))
             conn.commit()
         mine = {t: [] for t in TABLES}   # ids this writer owns (ledger view)
         with self.ledger.lock:
