@@ -8,7 +8,8 @@ for S seconds, each transaction `bench/pgbench/insert_a_batch.sql` (100 random r
 statement).  Variants, interleaved in every repetition:
 
   btree                 CREATE INDEX ON a (y): the baseline
-  abtree                USING abtree (y), the default weight protocol (safe_page)
+  abtree                USING abtree (y), abtree.weight_protocol = safe_page (the
+                        default until issue 22's batched)
   abtree_nosketch       the same WITH (sketch = off)
   abtree_path           USING abtree (y), abtree.weight_protocol = path_exclusive
   abtree_path_nosketch  the same WITH (sketch = off)

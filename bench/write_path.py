@@ -12,7 +12,8 @@ every repetition:
 
   none            no index: the table's own cost, subtracted from every other variant
   btree           CREATE INDEX ON h (x): the baseline
-  abtree          CREATE INDEX ON h USING abtree (x)
+  abtree          CREATE INDEX ON h USING abtree (x), inserting with abtree.weight_protocol
+                  = safe_page (the default until issue 22's batched)
   abtree_path     the same, inserting with abtree.weight_protocol = path_exclusive
                   (one INSERT_VALID record per insert that fits its leaf)
   abtree_nosketch the same as abtree WITH (sketch = off)

@@ -13,6 +13,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS abtree;
 RESET client_min_messages;
+-- the weight pass is safe_page's (batched, the default, makes none)
+SET abtree.weight_protocol = safe_page;
 
 CREATE FUNCTION rep_cmp(a int4, b int4) RETURNS int4 LANGUAGE plpgsql AS $$
 DECLARE

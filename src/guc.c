@@ -61,7 +61,7 @@ static const struct config_enum_entry abt_swr_where_options[] = {
 };
 
 /* How inserts maintain downlink weights (src/abtree/README). */
-int			abt_weight_protocol = ABT_PROTOCOL_SAFE_PAGE;
+int			abt_weight_protocol = ABT_PROTOCOL_BATCHED;
 
 static const struct config_enum_entry abt_weight_protocol_options[] = {
 	{"safe_page", ABT_PROTOCOL_SAFE_PAGE, false},
@@ -169,7 +169,9 @@ abt_define_gucs(void)
 
 	/*
 	 * The four protocols take their locks in the same order (bottom-up,
-	 * left to right), so sessions may mix them.  SUSET: path_exclusive
+	 * left to right), so sessions may mix them.  batched is the default:
+	 * measured the fastest with the least WAL (src/abtree/README, "Batched
+	 * validation").  SUSET: path_exclusive
 	 * makes every insert of the session hold the root exclusively, which
 	 * stalls every other writer and sampler of the index; it is a benchmark
 	 * switch, not a user's choice (GRANT SET ON PARAMETER delegates it).
@@ -178,7 +180,7 @@ abt_define_gucs(void)
 							 "How inserts into abtree indexes add their weight to the downlinks above them.",
 							 "safe_page: share locks and atomic adds (paper 000, Algorithm 3); page_exclusive: the same pass with exclusive locks; path_exclusive: the whole root-to-leaf path locked exclusively; batched: entries wait in the inserting backend and become valid a WAL record's worth at a time, at the latest before the commit.",
 							 &abt_weight_protocol,
-							 ABT_PROTOCOL_SAFE_PAGE,
+							 ABT_PROTOCOL_BATCHED,
 							 abt_weight_protocol_options,
 							 PGC_SUSET,
 							 0,

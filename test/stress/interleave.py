@@ -97,7 +97,10 @@ class Session:
         cur = self.conn.cursor()
         cur.execute("SELECT pg_backend_pid()")
         self.pid = cur.fetchone()[0]
-        cur.execute(f"SET abtree.debug_pass_pause = {self.key}")
+        # the weight pass these pauses stop is safe_page's (batched, the
+        # default, makes none)
+        cur.execute(f"SET abtree.weight_protocol = safe_page; "
+                    f"SET abtree.debug_pass_pause = {self.key}")
         self.thread = None
         self.error = None
 

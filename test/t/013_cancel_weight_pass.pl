@@ -16,7 +16,7 @@ use lib $FindBin::Bin;
 use AbtreeCheck;
 use AbtreeBg;
 
-my $node = abtree_node('abt_cancel');
+my $node = abtree_node('abt_cancel', protocol => 'safe_page');
 my $dir = $node->basedir;
 $node->safe_psql('postgres', q{
 CREATE FUNCTION wp_pad(i int) RETURNS text IMMUTABLE LANGUAGE sql AS

@@ -34,7 +34,7 @@ use AbtreeBg;
 # No background writes and no checkpoints but ours: crash recovery then
 # replays every record of the cases below onto the pages as they were at
 # the checkpoint taken before them.
-my $node = abtree_node('abt_redo_path',
+my $node = abtree_node('abt_redo_path', protocol => 'safe_page',
 	init => { allows_streaming => 1 },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n");
 my $dir = $node->basedir;

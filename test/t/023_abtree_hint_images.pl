@@ -55,7 +55,7 @@ sub run_variant
 {
 	my ($label, %opts) = @_;
 	$variant_no++;
-	my $node = abtree_node("abt_hint_$variant_no",
+	my $node = abtree_node("abt_hint_$variant_no", protocol => 'safe_page',
 		init => { extra => $opts{initdb} },
 		conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\n" . ($opts{conf} // ''));
 	my ($cr_ret, $cr_out, $cr_err) = $node->psql('postgres', 'CREATE EXTENSION pg_buffercache');

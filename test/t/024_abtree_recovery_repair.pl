@@ -39,7 +39,7 @@ use AbtreeCheck;
 use AbtreeBg;
 
 # No background writes and no checkpoints but ours.
-my $node = abtree_node('abt_recovery_repair',
+my $node = abtree_node('abt_recovery_repair', protocol => 'safe_page',
 	init => { allows_streaming => 1, extra => ['--data-checksums'] },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n");
 my $dir = $node->basedir;

@@ -33,7 +33,7 @@ use AbtreeBg;
 
 # No background writes and no checkpoints but ours; the standby checks
 # every abtree record's replay (PATH and SPLIT records with their paths).
-my $node = abtree_node('abt_standby_downlinks',
+my $node = abtree_node('abt_standby_downlinks', protocol => 'safe_page',
 	init => { allows_streaming => 1, extra => ['--data-checksums'] },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n"
 	  . "wal_consistency_checking = 'abtree'\n");

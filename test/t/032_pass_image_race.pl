@@ -42,7 +42,7 @@ my $timeout = 60;
 
 # No background writes and no checkpoints but ours; checksums, so that
 # MarkBufferDirtyHint logs images (wal_log_hints would do too)
-my $node = abtree_node('abt_pass_image_race',
+my $node = abtree_node('abt_pass_image_race', protocol => 'safe_page',
 	init => { extra => ['--data-checksums'] },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n");
 

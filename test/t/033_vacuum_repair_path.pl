@@ -36,7 +36,7 @@ use AbtreeBg;
 my $timeout = 60;
 my $key = 5600;		# VACUUM waits for 5601, 5602, 5603 before levels 1, 2, 3
 
-my $node = abtree_node('abt_vacuum_repair_path',
+my $node = abtree_node('abt_vacuum_repair_path', protocol => 'safe_page',
 	init => { allows_streaming => 1, extra => ['--data-checksums'] },
 	conf => "bgwriter_lru_maxpages = 0\ncheckpoint_timeout = '1h'\nmax_wal_size = '1GB'\n"
 	  . "wal_consistency_checking = 'abtree'\n");

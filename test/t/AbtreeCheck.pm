@@ -11,14 +11,17 @@ our @EXPORT = qw(abtree_node abtree_checked_pair create_stress_table verify_at_r
 # A started node with abtree preloaded, autovacuum off (tests VACUUM when
 # they mean to), the extension created in postgres.  %opts: init => the
 # arguments of PostgreSQL::Test::Cluster::init, conf => more
-# postgresql.conf lines.
+# postgresql.conf lines, protocol => abtree.weight_protocol (the suites
+# that pause or fail a weight pass on purpose ask for safe_page, whose
+# pass it is; the default, batched, makes none).
 sub abtree_node
 {
 	my ($name, %opts) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(%{ $opts{init} // {} });
 	$node->append_conf('postgresql.conf',
-		"shared_preload_libraries = 'abtree'\nautovacuum = off\n" . ($opts{conf} // ''));
+		"shared_preload_libraries = 'abtree'\nautovacuum = off\n" . ($opts{conf} // '')
+		  . ($opts{protocol} ? "abtree.weight_protocol = $opts{protocol}\n" : ''));
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION abtree');
 	return $node;
