@@ -136,6 +136,23 @@ CREATE INDEX bn_kw ON bn USING abtree (k NULLS FIRST) INCLUDE (w) WITH (weight_c
 INSERT INTO bn SELECT CASE WHEN g % 10 = 0 THEN NULL ELSE g END, g % 4 FROM generate_series(1, 2000) g;
 SELECT bt_weight('bn_kw') = (SELECT sum(w) FROM bn) AS weighted_total, bt_exact('bn_kw') AS exact;
 
+-- an operator class whose comparison function is PL/pgSQL: the flush at
+-- the commit runs it after the statement's snapshot is gone (it failed
+-- there with "cannot execute SQL without an outer snapshot or portal", and
+-- the commit with it)
+CREATE FUNCTION bt_plcmp(a int4, b int4) RETURNS int4 LANGUAGE plpgsql IMMUTABLE AS
+$$ BEGIN RETURN CASE WHEN a < b THEN -1 WHEN a > b THEN 1 ELSE 0 END; END $$;
+CREATE OPERATOR CLASS bt_pl_ops FOR TYPE int4 USING abtree AS
+  OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+  FUNCTION 1 bt_plcmp(int4, int4);
+CREATE TABLE bp (k int4);
+CREATE INDEX bp_k ON bp USING abtree (k bt_pl_ops);
+INSERT INTO bp SELECT hashint4(g) FROM generate_series(1, 300) g;
+BEGIN;
+INSERT INTO bp SELECT g FROM generate_series(1, 10) g;
+COMMIT;
+SELECT count(*) AS committed, bt_weight('bp_k') = 310 AS total, bt_exact('bp_k') AS exact FROM bp;
+
 -- the other protocols leave nothing waiting
 SET abtree.weight_protocol = safe_page;
 SELECT bt_counter('batch_entries') AS e1 \gset
@@ -143,6 +160,8 @@ INSERT INTO bn VALUES (1, 1);
 SELECT bt_counter('batch_entries') = :e1 AS none_waiting;
 RESET abtree.weight_protocol;
 
-DROP TABLE bt, bw, bd, bs, bn;
+DROP TABLE bt, bw, bd, bs, bn, bp;
+DROP OPERATOR FAMILY bt_pl_ops USING abtree;
+DROP FUNCTION bt_plcmp(int4, int4);
 DROP FUNCTION bt_counter(text), bt_weight(regclass), bt_exact(regclass),
   bt_sk_same(regclass, int, chll);

@@ -36,6 +36,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* entries of one index that wait before a flush; a flush makes groups */
 #define ABT_BATCH_PENDING	64
@@ -202,6 +203,31 @@ abt_batch_flush_all(void)
 	}
 }
 
+/*
+ * At the commit the statements' snapshots are gone, and an operator class
+ * may compare or hash through SQL (a PL/pgSQL comparison function), which
+ * SPI refuses to run without one ("cannot execute SQL without an outer
+ * snapshot or portal"), failing the commit: the flush gets a snapshot of
+ * its own.  Support functions are immutable: which snapshot does not
+ * matter.
+ */
+static void
+abt_batch_flush_at_commit(void)
+{
+	bool		pushed = false;
+
+	if (abt_pending == NIL)
+		return;
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	abt_batch_flush_all();
+	if (pushed)
+		PopActiveSnapshot();
+}
+
 static void
 abt_batch_forget(void)
 {
@@ -217,7 +243,7 @@ abt_batch_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
-			abt_batch_flush_all();
+			abt_batch_flush_at_commit();
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PREPARE:
