@@ -456,8 +456,11 @@ abt_batch_try_leaf(AbtBatch *b, int j, OffsetNumber *off)
 	Buffer		buf;
 	Page		page;
 
-	if (hint->leaf == InvalidBlockNumber || abt_batch_holds(b, 0, hint->leaf) ||
-		!BufferIsValid(buf = abt_batch_lock_now(b, hint->leaf)))
+	/* not inside BufferIsValid(): assertion builds evaluate its argument twice */
+	if (hint->leaf == InvalidBlockNumber || abt_batch_holds(b, 0, hint->leaf))
+		return InvalidBuffer;
+	buf = abt_batch_lock_now(b, hint->leaf);
+	if (!BufferIsValid(buf))
 		return InvalidBuffer;
 	page = BufferGetPage(buf);
 	if (AbtPageGetOpaque(page)->sid == hint->leafsid)
@@ -508,7 +511,9 @@ abt_batch_lock_leaves(AbtBatch *b, int n, int maxpages, int maxleaves)
 			}
 			if (b->nleaves > 0 && abt_batch_leaf_cost(b, path, false) > maxpages)
 				break;
-			if (blk == InvalidBlockNumber && !BufferIsValid(buf = abt_batch_try_leaf(b, j, &off)))
+			if (blk == InvalidBlockNumber)
+				buf = abt_batch_try_leaf(b, j, &off);
+			if (blk == InvalidBlockNumber && !BufferIsValid(buf))
 			{
 				blk = abt_batch_descend(b->rel, key, 0, &b->paths[b->nleaves]);
 				path = &b->paths[b->nleaves];
@@ -553,8 +558,10 @@ abt_batch_try_parent(AbtBatch *b, const AbtStackEntry *at, BlockNumber child, in
 {
 	Buffer		buf;
 
-	if (at == NULL || abt_batch_holds(b, first, at->blkno) ||
-		!BufferIsValid(buf = abt_batch_lock_now(b, at->blkno)))
+	if (at == NULL || abt_batch_holds(b, first, at->blkno))
+		return InvalidBuffer;
+	buf = abt_batch_lock_now(b, at->blkno);
+	if (!BufferIsValid(buf))
 		return InvalidBuffer;
 	*off = abt_find_downlink(BufferGetPage(buf), child, at->off);
 	if (*off != InvalidOffsetNumber)
