@@ -83,22 +83,10 @@ typedef struct AbtBatch
 	int			above[ABT_MAX_HEIGHT];	/* distinct pages their paths name per level */
 	AbtStack	paths[XLR_MAX_BLOCK_ID + 1];	/* of leaves found by a descent here */
 	int			npages;			/* leaves first, then each level left to right */
-	int			level_first[ABT_MAX_HEIGHT + 1];	/* index of each level's first */
-	int			nlevels;
 	AbtBatchPage pages[XLR_MAX_BLOCK_ID + 1];
 } AbtBatch;
 
 static AbtBatch *abt_batch_state = NULL;	/* a flush's, kept with the keys */
-
-static Oid
-abt_batch_relfile(Relation rel)
-{
-#if PG_VERSION_NUM >= 160000
-	return rel->rd_locator.relNumber;
-#else
-	return rel->rd_node.relNode;
-#endif
-}
 
 /* ---- the waiting list ---- */
 
@@ -135,17 +123,17 @@ abt_batch_add(Relation rel, IndexTuple itup, uint64 w, const AbtPosHint *hint)
 		abt_batch_cxt = AllocSetContextCreate(TopMemoryContext, "abtree batched validation",
 											  ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(abt_batch_cxt);
-	if (p != NULL && p->relfile != abt_batch_relfile(rel))
+	if (p != NULL && p->relfile != abt_file_rel(rel))
 	{
 		/* new storage (TRUNCATE, REINDEX): the old entries went with the old */
 		p->n = 0;
-		p->relfile = abt_batch_relfile(rel);
+		p->relfile = abt_file_rel(rel);
 	}
 	if (p == NULL)
 	{
 		p = palloc(sizeof(AbtPendingIndex));
 		p->relid = RelationGetRelid(rel);
-		p->relfile = abt_batch_relfile(rel);
+		p->relfile = abt_file_rel(rel);
 		p->n = 0;
 		abt_pending = lappend(abt_pending, p);
 	}
@@ -167,7 +155,7 @@ abt_batch_flush_rel(Relation rel)
 
 	if (abt_pending == NIL || (p = abt_batch_find(rel)) == NULL || p->n == 0)
 		return;
-	if (p->relfile != abt_batch_relfile(rel))
+	if (p->relfile != abt_file_rel(rel))
 		p->n = 0;
 	else
 		abt_batch_flush_index(rel, p);
@@ -196,7 +184,7 @@ abt_batch_flush_all(void)
 			p->n = 0;
 			continue;
 		}
-		if (rel->rd_rel->relkind == RELKIND_INDEX && abt_batch_relfile(rel) == p->relfile)
+		if (rel->rd_rel->relkind == RELKIND_INDEX && abt_file_rel(rel) == p->relfile)
 			abt_batch_flush_index(rel, p);
 		p->n = 0;
 		relation_close(rel, NoLock);
@@ -403,28 +391,39 @@ abt_batch_hold(AbtBatch *b, Buffer buf, int entry)
 	pg->path = NULL;
 }
 
+/* Does path name another page on level k than the last leaf's path does? */
+static bool
+abt_batch_path_new(AbtBatch *b, const AbtStack *path, int k)
+{
+	const AbtStackEntry *was = b->nleaves > 0 ?
+		abt_batch_path_at(b->pages[b->nleaves - 1].path, k) : NULL;
+
+	return was == NULL || was->blkno != abt_batch_path_at(path, k)->blkno;
+}
+
 /*
- * Would one more leaf, whose path names the pages above it, keep the
- * record within maxpages?  Leaves come left to right, so the pages each
- * level above them needs are the distinct ones of their paths (as they
- * were: a split since can add one, which abt_batch_lock_path catches).
+ * The pages a record needs with one more leaf whose path names the pages
+ * above it.  Leaves come left to right, so each level above them needs
+ * the distinct pages of their paths (as they were: a split since can add
+ * one, which abt_batch_lock_path catches).
  */
 static int
-abt_batch_leaf_cost(AbtBatch *b, const AbtStack *path, bool note)
+abt_batch_leaf_cost(AbtBatch *b, const AbtStack *path)
 {
 	int			need = b->nleaves + 1;
-	const AbtStack *prev = b->nleaves > 0 ? b->pages[b->nleaves - 1].path : NULL;
 
 	for (int k = 1; k <= path->depth; k++)
-	{
-		const AbtStackEntry *was = prev ? abt_batch_path_at(prev, k) : NULL;
-		bool		new = was == NULL || was->blkno != abt_batch_path_at(path, k)->blkno;
-
-		if (note && new)
-			b->above[k]++;
-		need += b->above[k] + (!note && new ? 1 : 0);
-	}
+		need += b->above[k] + (abt_batch_path_new(b, path, k) ? 1 : 0);
 	return need;
+}
+
+/* Count the leaf's new pages above it, before it joins the group. */
+static void
+abt_batch_note_leaf(AbtBatch *b, const AbtStack *path)
+{
+	for (int k = 1; k <= path->depth; k++)
+		if (abt_batch_path_new(b, path, k))
+			b->above[k]++;
 }
 
 /* blk locked exclusively if that needs no wait, else InvalidBuffer */
@@ -509,7 +508,7 @@ abt_batch_lock_leaves(AbtBatch *b, int n, int maxpages, int maxleaves)
 				blk = abt_batch_descend(b->rel, key, 0, &b->paths[b->nleaves]);
 				path = &b->paths[b->nleaves];
 			}
-			if (b->nleaves > 0 && abt_batch_leaf_cost(b, path, false) > maxpages)
+			if (b->nleaves > 0 && abt_batch_leaf_cost(b, path) > maxpages)
 				break;
 			if (blk == InvalidBlockNumber)
 				buf = abt_batch_try_leaf(b, j, &off);
@@ -517,7 +516,7 @@ abt_batch_lock_leaves(AbtBatch *b, int n, int maxpages, int maxleaves)
 			{
 				blk = abt_batch_descend(b->rel, key, 0, &b->paths[b->nleaves]);
 				path = &b->paths[b->nleaves];
-				if (b->nleaves > 0 && abt_batch_leaf_cost(b, path, false) > maxpages)
+				if (b->nleaves > 0 && abt_batch_leaf_cost(b, path) > maxpages)
 					break;
 			}
 			if (!BufferIsValid(buf))
@@ -525,9 +524,9 @@ abt_batch_lock_leaves(AbtBatch *b, int n, int maxpages, int maxleaves)
 				buf = abt_batch_lock_start(b, blk, 0, 0);
 				buf = abt_move_right_exclusive(b->rel, key, buf);
 			}
+			abt_batch_note_leaf(b, path);
 			abt_batch_hold(b, buf, j);
 			b->pages[b->nleaves].path = path;
-			(void) abt_batch_leaf_cost(b, path, true);
 			b->nleaves++;
 		}
 		if (off == InvalidOffsetNumber)
@@ -642,9 +641,6 @@ abt_batch_lock_path(AbtBatch *b, int maxpages)
 {
 	int			from = 0;
 	uint16		level = 0;
-
-	b->nlevels = 1;
-	b->level_first[0] = 0;
 	for (;;)
 	{
 		int			to = b->npages;
@@ -652,10 +648,9 @@ abt_batch_lock_path(AbtBatch *b, int maxpages)
 		if (to - from == 1 &&
 			AbtPageIsRoot(AbtPageGetOpaque(BufferGetPage(b->pages[from].buf))))
 			return b->npages <= maxpages;
-		if (b->nlevels == ABT_MAX_HEIGHT)
+		if (level + 1 >= ABT_MAX_HEIGHT)
 			return false;
 		level++;
-		b->level_first[b->nlevels++] = to;
 		if (!abt_batch_lock_level(b, from, to, level, maxpages))
 			return false;
 		from = to;

@@ -39,15 +39,6 @@
 #include "storage/shmem.h"
 #include "utils/rel.h"
 
-#if PG_VERSION_NUM >= 160000
-#define abt_file_of(rel)		((rel)->rd_locator)
-#define abt_file_rel(rel)		((rel)->rd_locator.relNumber)
-#define abt_file_db(rel)		((rel)->rd_locator.dbOid)
-#else
-#define abt_file_of(rel)		((rel)->rd_node)
-#define abt_file_rel(rel)		((rel)->rd_node.relNode)
-#define abt_file_db(rel)		((rel)->rd_node.dbNode)
-#endif
 
 /*
  * One hint.  Written and read without a lock, by any backend: a reader

@@ -347,6 +347,17 @@ extern int	abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b
  */
 #define ABT_MAX_HEIGHT	32
 
+/* a relation's storage, across the PostgreSQL 16 rename (RelFileLocator) */
+#if PG_VERSION_NUM >= 160000
+#define abt_file_of(rel)		((rel)->rd_locator)
+#define abt_file_rel(rel)		((rel)->rd_locator.relNumber)
+#define abt_file_db(rel)		((rel)->rd_locator.dbOid)
+#else
+#define abt_file_of(rel)		((rel)->rd_node)
+#define abt_file_rel(rel)		((rel)->rd_node.relNode)
+#define abt_file_db(rel)		((rel)->rd_node.dbNode)
+#endif
+
 typedef struct AbtStackEntry
 {
 	BlockNumber blkno;
