@@ -19,20 +19,9 @@ use Test::More;
 use FindBin;
 use lib $FindBin::Bin;
 use AbtreeCheck;
-use AbtreeGdb qw(index_wal);
+use AbtreeGdb qw(index_wal_kinds);
 
-my ($primary, $standby) = abtree_checked_pair('one_record',
-	"abtree.weight_protocol = path_exclusive\n", q{
-CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
-CREATE INDEX t_k ON t USING abtree (k, pad);
-CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
-CREATE INDEX t_pad ON t USING abtree (pad) WITH (sketch_buckets = 2048);
-});
-
-my $insert = q{
-INSERT INTO t (k, w, pad)
-SELECT CASE WHEN i % 50 <> 0 THEN (random() * 1e6)::int END, 1 + i % 5, md5(random()::text)
-  FROM generate_series(1, 2500) i};
+my ($primary, $standby, $insert) = protocol_pair('one_record', 'path_exclusive');
 my $insert_safe = "SET abtree.weight_protocol = safe_page; $insert";
 
 my $start = $primary->lsn('insert');
@@ -42,12 +31,8 @@ my $end = $primary->lsn('insert');
 # pg_waldump names the custom records by number: INSERT_LEAF (10),
 # PAGES (30: a root split's new pages), MARK_VALID (50), SPLIT (70),
 # INSERT_VALID (90)
-my ($wal, $err) = index_wal($primary, 't_k', $start, $end);
-my %n;
-for my $kind (qw(10 30 50 70 90))
-{
-	$n{$kind} = () = $wal =~ /UNKNOWN \($kind\)/g;
-}
+my ($n, $err) = index_wal_kinds($primary, 't_k', $start, $end, qw(10 30 50 70 90));
+my %n = %$n;
 note("t_k: INSERT_VALID $n{90}, INSERT_LEAF $n{10}, MARK_VALID $n{50}, SPLIT $n{70}, PAGES $n{30}");
 is($n{90} + $n{10}, 2500, 'one INSERT_VALID or INSERT_LEAF per row') or diag($err);
 cmp_ok($n{90}, '>=', 2250, 'most inserts take one record');
@@ -61,12 +46,7 @@ cmp_ok($primary->safe_psql('postgres',
 $primary->safe_psql('postgres', "$insert; $insert_safe; $insert");
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 verify_standby_like_primary($primary, $standby, 200000, 300000, qw(t_k t_kw t_pad));
-for my $idx (qw(t_k t_pad))
-{
-	my $sk = "SELECT abtree_sketch('$idx', 1)::text";
-	is($standby->safe_psql('postgres', $sk), $primary->safe_psql('postgres', $sk),
-		"standby: $idx has the primary's sketch");
-}
+same_sketches($primary, $standby, 'standby', qw(t_k t_pad));
 
 # a crash after more of them: recovery replays them from the checkpoint
 $primary->safe_psql('postgres', "CHECKPOINT; $insert; $insert_safe; $insert");
@@ -76,9 +56,5 @@ is($primary->safe_psql('postgres', 'SELECT count(*) FROM t'), '17500',
 	'after the crash: every committed row is there');
 verify_exact_on_both($primary, $standby, 't', $_) for qw(t_k t_kw t_pad);
 
-for my $node ($primary, $standby)
-{
-	ok(!$node->log_contains(qr/inconsistent page found/),
-		$node->name . ': wal_consistency_checking found no inconsistent page');
-}
+no_inconsistent_pages($primary, $standby);
 done_testing();

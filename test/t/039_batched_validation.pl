@@ -24,20 +24,9 @@ use FindBin;
 use lib $FindBin::Bin;
 use AbtreeBg;
 use AbtreeCheck;
-use AbtreeGdb qw(index_wal);
+use AbtreeGdb qw(index_wal_kinds);
 
-my ($primary, $standby) = abtree_checked_pair('batched',
-	"abtree.weight_protocol = batched\n", q{
-CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
-CREATE INDEX t_k ON t USING abtree (k, pad);
-CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
-CREATE INDEX t_pad ON t USING abtree (pad) WITH (sketch_buckets = 2048);
-});
-
-my $insert = q{
-INSERT INTO t (k, w, pad)
-SELECT CASE WHEN i % 50 <> 0 THEN (random() * 1e6)::int END, 1 + i % 5, md5(random()::text)
-  FROM generate_series(1, 2500) i};
+my ($primary, $standby, $insert) = protocol_pair('batched', 'batched');
 my $insert_safe = "SET abtree.weight_protocol = safe_page; $insert";
 my $rows = 0;
 
@@ -48,12 +37,8 @@ my $end = $primary->lsn('insert');
 
 # pg_waldump names the custom records by number: INSERT_LEAF (10),
 # MARK_VALID (50), INSERT_VALID (90), VALID_BATCH (a0)
-my ($wal, $err) = index_wal($primary, 't_k', $start, $end);
-my %n;
-for my $kind (qw(10 50 90 a0))
-{
-	$n{$kind} = () = $wal =~ /UNKNOWN \($kind\)/g;
-}
+my ($n, $err) = index_wal_kinds($primary, 't_k', $start, $end, qw(10 50 90 a0));
+my %n = %$n;
 note("t_k: INSERT_LEAF $n{10}, VALID_BATCH $n{a0}, MARK_VALID $n{50}, INSERT_VALID $n{90}");
 is($n{10}, 2500, 'one INSERT_LEAF per row') or diag($err);
 is($n{50} + $n{90}, 0, 'no MARK_VALID or INSERT_VALID');
@@ -68,12 +53,7 @@ $primary->safe_psql('postgres', "$insert; $insert_safe; $insert");
 $rows += 7500;
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 verify_standby_like_primary($primary, $standby, 200000, 300000, qw(t_k t_kw t_pad));
-for my $idx (qw(t_k t_pad))
-{
-	my $sk = "SELECT abtree_sketch('$idx', 1)::text";
-	is($standby->safe_psql('postgres', $sk), $primary->safe_psql('postgres', $sk),
-		"standby: $idx has the primary's sketch");
-}
+same_sketches($primary, $standby, 'standby', qw(t_k t_pad));
 
 # A session inserts 30 rows (fewer than a flush) in a transaction it keeps
 # open, after $then; a committed insert after it puts its INSERT_LEAF
@@ -131,17 +111,7 @@ is($primary->safe_psql('postgres', 'SELECT count(*) FROM t'), $rows,
 is($primary->safe_psql('postgres', "SELECT total_weight FROM abtree_stats('t_k')"),
 	$rows, 'and every committed entry is valid');
 verify_exact_on_both($primary, $standby, 't', $_) for qw(t_k t_kw t_pad);
-for my $idx (qw(t_k t_pad))
-{
-	my $sk = "SELECT abtree_sketch('$idx', 1)::text";
-	$primary->wait_for_catchup($standby, 'replay');
-	is($standby->safe_psql('postgres', $sk), $primary->safe_psql('postgres', $sk),
-		"standby after the crashes: $idx has the primary's sketch");
-}
+same_sketches($primary, $standby, 'standby after the crashes', qw(t_k t_pad));
 
-for my $node ($primary, $standby)
-{
-	ok(!$node->log_contains(qr/inconsistent page found/),
-		$node->name . ': wal_consistency_checking found no inconsistent page');
-}
+no_inconsistent_pages($primary, $standby);
 done_testing();

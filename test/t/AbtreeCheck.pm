@@ -6,7 +6,8 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
 our @EXPORT = qw(abtree_node abtree_checked_pair create_stress_table verify_at_rest
-  verify_exact_on_both verify_standby_like_primary);
+  verify_exact_on_both verify_standby_like_primary protocol_pair same_sketches
+  no_inconsistent_pages);
 
 # A started node with abtree preloaded, autovacuum off (tests VACUUM when
 # they mean to), the extension created in postgres.  %opts: init => the
@@ -47,6 +48,52 @@ sub abtree_checked_pair
 	$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
 	$standby->start;
 	return ($primary, $standby);
+}
+
+# The pair of the record-layout suites (036, 039): abtree_checked_pair with
+# protocol as abtree.weight_protocol and table t with three indexes (two
+# columns; weighted DESC with an INCLUDE; 2,048 sketch buckets).  Returns
+# (primary, standby, the insert of 2,500 rows, NULL keys among them).
+sub protocol_pair
+{
+	my ($name, $protocol) = @_;
+	my ($primary, $standby) = abtree_checked_pair($name,
+		"abtree.weight_protocol = $protocol\n", q{
+CREATE TABLE t (id bigserial, k int, w int NOT NULL, pad text);
+CREATE INDEX t_k ON t USING abtree (k, pad);
+CREATE INDEX t_kw ON t USING abtree (k DESC) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX t_pad ON t USING abtree (pad) WITH (sketch_buckets = 2048);
+});
+	my $insert = q{
+INSERT INTO t (k, w, pad)
+SELECT CASE WHEN i % 50 <> 0 THEN (random() * 1e6)::int END, 1 + i % 5, md5(random()::text)
+  FROM generate_series(1, 2500) i};
+	return ($primary, $standby, $insert);
+}
+
+# The standby, caught up, has the primary's sketch of column 1 of each index.
+sub same_sketches
+{
+	my ($primary, $standby, $label, @indexes) = @_;
+	$primary->wait_for_catchup($standby, 'replay');
+	for my $idx (@indexes)
+	{
+		my $sk = "SELECT abtree_sketch('$idx', 1)::text";
+		is($standby->safe_psql('postgres', $sk), $primary->safe_psql('postgres', $sk),
+			"$label: $idx has the primary's sketch");
+	}
+	return;
+}
+
+# wal_consistency_checking found no page differing from its image on any node.
+sub no_inconsistent_pages
+{
+	for my $node (@_)
+	{
+		ok(!$node->log_contains(qr/inconsistent page found/),
+			$node->name . ': wal_consistency_checking found no inconsistent page');
+	}
+	return;
 }
 
 # The table of the concurrency and crash suites: t with a two-column

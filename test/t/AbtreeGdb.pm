@@ -14,7 +14,7 @@ use Time::HiRes qw(usleep);
 use AbtreeBg;
 use Exporter 'import';
 our @EXPORT = qw(gdb_skip_reason gdb_arg_regs gdb_start gdb_cmd gdb_stop gdb_wait_hit
-  go_session go index_wal);
+  go_session go index_wal index_wal_kinds);
 
 my $gdb_bin;
 for my $d (split(/:/, $ENV{PATH} // ''), '/usr/bin')
@@ -149,6 +149,21 @@ SELECT coalesce(nullif(reltablespace, 0), (SELECT dattablespace FROM pg_database
 	IPC::Run::run([ 'pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $start, '-e', $end,
 		'--relation', $rel ], '>', \$out, '2>', \$err);
 	return ($out, $err);
+}
+
+# How many records of each kind (hex, as pg_waldump prints a custom
+# record it cannot name: "UNKNOWN (a0)") the index $idx got from $start to
+# $end: a hash by kind, and pg_waldump's errors.
+sub index_wal_kinds
+{
+	my ($node, $idx, $start, $end, @kinds) = @_;
+	my ($wal, $err) = index_wal($node, $idx, $start, $end);
+	my %n;
+	for my $kind (@kinds)
+	{
+		$n{$kind} = () = $wal =~ /UNKNOWN \($kind\)/g;
+	}
+	return (\%n, $err);
 }
 
 1;
