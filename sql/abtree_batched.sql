@@ -153,6 +153,27 @@ INSERT INTO bp SELECT g FROM generate_series(1, 10) g;
 COMMIT;
 SELECT count(*) AS committed, bt_weight('bp_k') = 310 AS total, bt_exact('bp_k') AS exact FROM bp;
 
+-- a parallel worker reads the index without the leader's waiting entries:
+-- the leader flushes before a parallel plan starts.  Without that, both
+-- functions below ran in a worker and missed the 10 rows inserted here
+-- (range weight 300, none of the 2,000 draws among them).
+-- force_parallel_mode became debug_parallel_query in PostgreSQL 16.
+CREATE TABLE bq (k int4);
+CREATE INDEX bq_k ON bq USING abtree (k);
+INSERT INTO bq SELECT g FROM generate_series(1, 300) g;
+BEGIN;
+INSERT INTO bq SELECT g FROM generate_series(301, 310) g;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
+                  'regress', true) AS parallel;
+SET LOCAL parallel_setup_cost = 0;
+SELECT abtree_range_weight('bq_k', 0, 1000) AS leader_rows_counted;
+SELECT count(*) > 0 AS leader_rows_drawn
+FROM abtree_sample_tids('bq_k', 2000, 0.5) t JOIN bq ON bq.ctid = t
+WHERE k > 300;
+COMMIT;
+SELECT bt_exact('bq_k') AS exact;
+
 -- the other protocols leave nothing waiting
 SET abtree.weight_protocol = safe_page;
 SELECT bt_counter('batch_entries') AS e1 \gset
@@ -160,7 +181,7 @@ INSERT INTO bn VALUES (1, 1);
 SELECT bt_counter('batch_entries') = :e1 AS none_waiting;
 RESET abtree.weight_protocol;
 
-DROP TABLE bt, bw, bd, bs, bn, bp;
+DROP TABLE bt, bw, bd, bs, bn, bp, bq;
 DROP OPERATOR FAMILY bt_pl_ops USING abtree;
 DROP FUNCTION bt_plcmp(int4, int4);
 DROP FUNCTION bt_counter(text), bt_weight(regclass), bt_exact(regclass),

@@ -12,9 +12,11 @@
  *
  * Entries wait at most until the transaction commits or prepares (the
  * xact callback flushes every index), or until this backend reads the
- * index's weights (a draw, a range weight, verify, stats), or until the
- * list for the index is full.  Nobody else can see them before the commit:
- * their heap rows are not visible to any other snapshot.  Not valid, they
+ * index's weights (a draw, a range weight, verify, stats), or until a
+ * parallel plan starts (its workers read for this transaction but not
+ * from this list), or until the list for the index is full.  Nobody else
+ * can see them before the commit: their heap rows are not visible to any
+ * other snapshot.  Not valid, they
  * weigh nothing anywhere (no pass added for them), so W1 and W2 hold while
  * they wait, and an entry whose transaction aborts just stays not valid.
  *
@@ -33,6 +35,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -87,6 +90,7 @@ typedef struct AbtBatch
 } AbtBatch;
 
 static AbtBatch *abt_batch_state = NULL;	/* a flush's, kept with the keys */
+static bool abt_batch_flushing = false; /* in abt_batch_flush_index */
 
 /* ---- the waiting list ---- */
 
@@ -219,6 +223,7 @@ abt_batch_flush_at_commit(void)
 static void
 abt_batch_forget(void)
 {
+	abt_batch_flushing = false;
 	abt_pending = NIL;
 	if (abt_batch_cxt != NULL)
 		MemoryContextReset(abt_batch_cxt);
@@ -257,6 +262,7 @@ abt_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
+	abt_batch_flushing = false; /* an ERROR may have cut a flush */
 	foreach(lc, abt_pending)
 	{
 		AbtPendingIndex *p = lfirst(lc);
@@ -269,11 +275,37 @@ abt_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 }
 
+/*
+ * A parallel plan's workers run in this transaction and see its rows, but
+ * they read the indexes without this backend's list: a worker drawing or
+ * weighing a range would leave out the rows inserted here, an undercount
+ * (regress abtree_batched).  So everything waiting is flushed before a
+ * plan that may start workers, while the leader can still write: nothing
+ * is inserted in parallel mode, so nothing waits until the plan ends.  A
+ * plan started from inside a flush (an operator class running a query)
+ * finds the flush's entries taken already; it flushes nothing.
+ */
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+
+static void
+abt_batch_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (queryDesc->plannedstmt->parallelModeNeeded && abt_pending != NIL &&
+		!abt_batch_flushing && !IsInParallelMode())
+		abt_batch_flush_all();
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
 void
 abt_batch_install(void)
 {
 	RegisterXactCallback(abt_batch_xact_callback, NULL);
 	RegisterSubXactCallback(abt_batch_subxact_callback, NULL);
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = abt_batch_executor_start;
 }
 
 /* ---- finding and locking a group's pages ---- */
@@ -891,6 +923,7 @@ abt_batch_flush_index(Relation rel, AbtPendingIndex *p)
 		abt_batch_state = MemoryContextAlloc(TopMemoryContext, sizeof(AbtBatch));
 	}
 	b = abt_batch_state;
+	abt_batch_flushing = true;
 	sorted = abt_batch_sort(rel, p, abt_batch_keys);
 
 	b->rel = rel;
@@ -919,4 +952,5 @@ abt_batch_flush_index(Relation rel, AbtPendingIndex *p)
 	pfree(sorted);
 	pfree(b->leafof);
 	pfree(b->offof);
+	abt_batch_flushing = false;
 }
