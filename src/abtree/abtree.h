@@ -293,6 +293,7 @@ typedef struct AbtIndexInfo
 	Size		max_pivot_size; /* largest pivot any insert can create */
 	TupleDesc	keydesc;		/* the key columns: the shape of pivots */
 	BlockNumber cached_root;	/* last root seen; checked before use */
+	uint64		copy_owner;		/* names writers' page copies (abtstack.c); 0: none yet */
 	bool		has_varlena;	/* some column is variable-length */
 	int			fillfactor;
 	bool		deduplicate;	/* reloption deduplicate_items */

@@ -14,7 +14,152 @@
 #include "abtree.h"
 
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+
+/*
+ * Writers' descents route through copies of internal pages (src/abtree/
+ * README, "Copies of internal pages"): a batched flush holds the root and
+ * the pages above its leaves exclusively for its record, and every other
+ * writer's descent queued behind it for share locks there (issue 22: the
+ * root had 73% of the waits of two inserting clients, and the level above
+ * the leaves most of the rest).  The root is copied whenever a descent
+ * locks it, other internal pages when their share lock had to wait.  A
+ * few copies per backend, in slots that are never freed: a slot belongs to
+ * an index while it names the owner number its AbtIndexInfo drew (never
+ * reused), so a slot outlives the AbtIndexInfo, which the relcache may free
+ * in the middle of a descent (a comparison function can process
+ * invalidations).  Not for pbtree's partitions or temporary indexes.
+ */
+#define ABT_PAGE_COPIES		32
+
+typedef struct AbtPageCopy
+{
+	uint64		owner;			/* AbtIndexInfo.copy_owner; 0: empty */
+	uint64		version;		/* moves at every save into the slot */
+	BlockNumber blkno;
+	PGAlignedBlock page;
+} AbtPageCopy;
+
+static AbtPageCopy *abt_copies = NULL;
+static uint64 abt_copy_owners = 0;
+static uint64 abt_copy_versions = 0;
+static int	abt_copy_victim = 0;
+
+/* Whose copies a descent for key in rel uses, or 0 for none. */
+static uint64
+abt_copy_owner(Relation rel, AbtKey *key)
+{
+	AbtIndexInfo *info = abt_index_info(rel);
+
+	if (key->meta != ABT_METAPAGE || info->partitioned || RelationUsesLocalBuffers(rel))
+		return 0;
+	if (info->copy_owner == 0)
+		info->copy_owner = ++abt_copy_owners;
+	return info->copy_owner;
+}
+
+static AbtPageCopy *
+abt_copy_find(uint64 owner, BlockNumber blkno)
+{
+	if (abt_copies == NULL || owner == 0)
+		return NULL;
+	for (int i = 0; i < ABT_PAGE_COPIES; i++)
+		if (abt_copies[i].owner == owner && abt_copies[i].blkno == blkno)
+			return &abt_copies[i];
+	return NULL;
+}
+
+/* Copy the internal page share-locked in buf. */
+static void
+abt_copy_save(uint64 owner, Buffer buf)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	AbtPageCopy *pc;
+
+	if (abt_copies == NULL)
+		abt_copies = MemoryContextAllocZero(TopMemoryContext,
+											sizeof(AbtPageCopy) * ABT_PAGE_COPIES);
+	pc = abt_copy_find(owner, blkno);
+	if (pc == NULL)
+	{
+		pc = &abt_copies[abt_copy_victim];
+		abt_copy_victim = (abt_copy_victim + 1) % ABT_PAGE_COPIES;
+	}
+	pc->owner = owner;
+	pc->blkno = blkno;
+	pc->version = ++abt_copy_versions;
+	memcpy(pc->page.data, BufferGetPage(buf), BLCKSZ);
+}
+
+/*
+ * Is the copy the page as it is now?  The page is read under a pin only,
+ * as heap_page_prune_opt reads a page's pd_prune_xid: its flags (ROOT
+ * among them), its SID, which every change of its items moves (README,
+ * "Positions from phase 1"), and its line pointer count.  A change in
+ * progress shows the values from before it or some from after; with all of
+ * them from before, the copy routes as a descent that read the page just
+ * before the change, under the lock the change then waited for.  Weight
+ * adds change none of them, and do not matter for routing.
+ */
+static bool
+abt_copy_current(Relation rel, AbtPageCopy *pc)
+{
+	Buffer		buf = abt_read_hinted(rel, pc->blkno);
+	volatile PageHeaderData *live = (volatile PageHeaderData *) BufferGetPage(buf);
+	volatile AbtPageOpaqueData *lo = (volatile AbtPageOpaqueData *) AbtPageGetOpaque((Page) live);
+	AbtPageOpaque co = AbtPageGetOpaque(pc->page.data);
+	bool		same;
+
+	same = lo->page_id == ABT_PAGE_ID && lo->flags == co->flags && lo->sid == co->sid &&
+		lo->level == co->level && live->pd_lower == ((PageHeader) pc->page.data)->pd_lower;
+	ReleaseBuffer(buf);
+	return same;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/* The copy routed to the downlink at off as the page, locked now, does if unchanged. */
+static void
+abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
+{
+	Buffer		buf = abt_read_hinted(rel, pc->blkno);
+	Page		page = BufferGetPage(buf);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (AbtPageGetOpaque(page)->sid == AbtPageGetOpaque(pc->page.data)->sid &&
+		AbtPageGetOpaque(page)->flags == AbtPageGetOpaque(pc->page.data)->flags)
+		Assert(AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))) ==
+			   AbtDownlinkGetChild((IndexTuple) PageGetItem(pc->page.data,
+															PageGetItemId(pc->page.data, off))));
+	UnlockReleaseBuffer(buf);
+}
+#endif
+
+/*
+ * An internal page on the way down, share-locked; copied if that lock had
+ * to wait (owner != 0).
+ */
+static Buffer
+abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner)
+{
+	Buffer		buf = abt_read_hinted(rel, blkno);
+
+	if (owner != 0 &&
+		!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+								  LW_SHARED))
+	{
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		abt_check_page(rel, buf);
+		if (!AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(buf))))
+			abt_copy_save(owner, buf);
+		return buf;
+	}
+	if (owner == 0)
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	abt_check_page(rel, buf);
+	return buf;
+}
 
 /*
  * Move right from the exclusively locked leaf buf until the leaf whose key
@@ -36,24 +181,52 @@ abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf)
 }
 
 /*
- * Descend to the leaf whose key range holds key, with share locks, and
- * return it locked exclusively; the internal pages passed are in stack.
+ * Descend to the leaf whose key range holds key, with share locks (or
+ * through current copies of the internal pages, above), and return it
+ * locked exclusively; the internal pages passed are in stack.
  * InvalidBuffer if the tree is empty.
  */
 Buffer
 abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 {
-	Buffer		buf = abt_get_root(rel, key->meta, BUFFER_LOCK_SHARE);
+	uint64		owner = abt_copy_owner(rel, key);
+	BlockNumber blkno = owner != 0 ? abt_index_info(rel)->cached_root : InvalidBlockNumber;
+	Buffer		buf = InvalidBuffer;
 
 	stack->depth = 0;
-	if (!BufferIsValid(buf))
-		return buf;
 	for (;;)
 	{
-		Page		page = BufferGetPage(buf);
-		AbtPageOpaque opaque = AbtPageGetOpaque(page);
+		AbtPageCopy *pc = abt_copy_find(owner, blkno);
+		uint64		version = 0;
+		Page		page;
+		AbtPageOpaque opaque;
 		OffsetNumber off;
 		BlockNumber child;
+
+		/* the first step needs a copy of the root (cached_root may be an old one) */
+		if (pc != NULL && (stack->depth > 0 || AbtPageIsRoot(AbtPageGetOpaque(pc->page.data))) &&
+			abt_copy_current(rel, pc))
+		{
+			page = pc->page.data;
+			version = pc->version;
+		}
+		else
+		{
+			pc = NULL;
+			if (stack->depth == 0)
+			{
+				/* the root: the metapage says where, if the cached one moved */
+				buf = abt_get_root(rel, key->meta, BUFFER_LOCK_SHARE);
+				if (!BufferIsValid(buf))
+					return buf;
+				if (owner != 0 && !AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(buf))))
+					abt_copy_save(owner, buf);
+			}
+			else
+				buf = abt_lock_for_descent(rel, blkno, owner);
+			page = BufferGetPage(buf);
+		}
+		opaque = AbtPageGetOpaque(page);
 
 		if (AbtPageIsLeaf(opaque))
 		{
@@ -63,27 +236,41 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 			return abt_move_right_exclusive(rel, key, buf);
 		}
 		if (abt_key_beyond_page(rel, key, page))
+			child = InvalidBlockNumber;
+		else
 		{
-			buf = abt_relandgetbuf(rel, buf, opaque->next);
-			continue;
+			if (stack->depth >= ABT_MAX_HEIGHT)
+				elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(rel));
+			off = abt_binsrch_internal(rel, key, page);
+			/* a comparison function that wrote to another index may reuse the slot */
+			if (pc != NULL && pc->version != version)
+				continue;		/* this step again */
+#ifdef USE_ASSERT_CHECKING
+			if (pc != NULL)
+				abt_copy_check(rel, pc, off);
+#endif
+			child = AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
+			stack->e[stack->depth].blkno = pc != NULL ? pc->blkno : BufferGetBlockNumber(buf);
+			stack->e[stack->depth].off = off;
+			stack->e[stack->depth].sid = opaque->sid;
+			stack->depth++;
 		}
-		if (stack->depth >= ABT_MAX_HEIGHT)
-			elog(ERROR, "abtree: index \"%s\" is too deep", RelationGetRelationName(rel));
-		off = abt_binsrch_internal(rel, key, page);
-		child = AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
-		stack->e[stack->depth].blkno = BufferGetBlockNumber(buf);
-		stack->e[stack->depth].off = off;
-		stack->e[stack->depth].sid = opaque->sid;
-		stack->depth++;
-		if (opaque->level == 1)
+		if (child == InvalidBlockNumber)
+			blkno = opaque->next;	/* move right */
+		else if (opaque->level == 1)
 		{
-			UnlockReleaseBuffer(buf);
+			if (BufferIsValid(buf))
+				UnlockReleaseBuffer(buf);
 			buf = abt_read_hinted(rel, child);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			abt_check_page(rel, buf);
 			return abt_move_right_exclusive(rel, key, buf);
 		}
-		buf = abt_relandgetbuf(rel, buf, child);
+		else
+			blkno = child;
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+		buf = InvalidBuffer;
 	}
 }
 
