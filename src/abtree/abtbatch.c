@@ -283,7 +283,7 @@ abt_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
  * plan that may start workers, while the leader can still write: nothing
  * is inserted in parallel mode, so nothing waits until the plan ends.  A
  * plan started from inside a flush (an operator class running a query)
- * finds the flush's entries taken already; it flushes nothing.
+ * does not start another one.
  */
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 
