@@ -106,6 +106,7 @@ swr_attempt(SwrScanState *st, int from, int count)
 			ad[j].u = b[order[j]].u;
 		abt_sample_batch(t->index, t->has_range ? &t->range : NULL, &t->reader,
 						 ad + start[i], n);
+		st->descents++;
 		for (int j = start[i]; j < start[i + 1]; j++)
 		{
 			b[order[j]].accepted = ad[j].accepted;

@@ -568,8 +568,9 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 
 		ExplainPropertyText("Draws", text, es);
 		ExplainPropertyText("Batches",
-							psprintf("%lld, at most %d draws each (abtree.swr_batch_size, work_mem)",
-									 (long long) st->batches, st->batchmax), es);
+							psprintf("%lld in %lld descents, at most %d draws each (abtree.swr_batch_size, work_mem)",
+									 (long long) st->batches, (long long) st->descents,
+									 st->batchmax), es);
 		return;
 	}
 	ExplainPropertyInteger("Draws", NULL, c.draws, es);
@@ -577,6 +578,7 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 	ExplainPropertyInteger("Draws Rejected by Index", NULL, c.tree_rejects, es);
 	ExplainPropertyInteger("Draws Rejected by Filter", NULL, c.filtered, es);
 	ExplainPropertyInteger("Batches", NULL, st->batches, es);
+	ExplainPropertyInteger("Descents", NULL, st->descents, es);
 	ExplainPropertyInteger("Batch Draws Max", NULL, st->batchmax, es);
 }
 

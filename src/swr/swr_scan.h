@@ -86,6 +86,7 @@ typedef struct SwrScanState
 	SwrDraw    *batch;			/* in the order drawn */
 	int			batchmax;		/* draws per batch whose rows fit work_mem */
 	int64		batches;		/* made in every loop, for EXPLAIN ANALYZE */
+	int64		descents;		/* abt_sample_batch calls, every loop, likewise */
 	int			batchcap;
 	int			round;			/* draws per abt_sample_batch call (abt_sample_round) */
 	int			nbatch;
