@@ -395,6 +395,7 @@ typedef struct AbtDrawCtx
 	AbtDrawKey *keys;			/* the draws by ascending u */
 	double	   *r;				/* r[k]: key k's position in the page it is at */
 	int			accepted;
+	int			moved;			/* rejected because a page grew or split */
 } AbtDrawCtx;
 
 /* The draws keys[start..end) bound for one child, all within its downlink. */
@@ -726,6 +727,7 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 	else if (total > limit &&
 			 abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total))
 	{
+		cx->moved += end - start;
 		UnlockReleaseBuffer(buf);
 		return 0;
 	}
@@ -773,7 +775,10 @@ abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *
 			nnext += abt_draw_page(cx, buf, groups[g].start, groups[g].end, groups[g].dw,
 								   groups[g].parent, next + nnext);
 		else
+		{
+			cx->moved += groups[g].end - groups[g].start;
 			UnlockReleaseBuffer(buf);
+		}
 		if (groups[g].hikey)
 			pfree(groups[g].hikey);
 	}
@@ -819,10 +824,13 @@ abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
 /*
  * Make one attempt for each of the n draws: on return, draws[i].accepted
  * says whether draws[i].u found an entry, and draws[i].tid holds its heap
- * TID.  Returns the number accepted.
+ * TID.  Returns the number accepted, and sets *moved to the number rejected
+ * because a page grew or split between the reads of its parent and of it:
+ * the rejections that a smaller call makes rarer (abt_sample_round).
  */
 int
-abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *draws, int n)
+abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *draws, int n,
+				 int *moved)
 {
 	AbtDrawCtx	cx;
 	Buffer		buf;
@@ -832,6 +840,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 
 	for (int i = 0; i < n; i++)
 		draws[i].accepted = false;
+	*moved = 0;
 	if (n <= 0)
 		return 0;
 	/* every downlink must cover its child: once after crash recovery */
@@ -850,7 +859,10 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 		if (expected_hikey)
 			pfree(expected_hikey);
 		if (!BufferIsValid(buf))
-			return 0;			/* a page split under us: all rejected */
+		{
+			*moved = n;			/* a page split under us: all rejected */
+			return 0;
+		}
 	}
 
 	cx.rel = rel;
@@ -861,6 +873,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.keys = palloc(sizeof(AbtDrawKey) * n);
 	cx.r = palloc(sizeof(double) * n);
 	cx.accepted = 0;
+	cx.moved = 0;
 	abt_sort_draws(cx.keys, draws, n);
 
 	/*
@@ -882,6 +895,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	pfree(next);
 	pfree(cx.keys);
 	pfree(cx.r);
+	*moved = cx.moved;
 	return cx.accepted;
 }
 

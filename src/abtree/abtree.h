@@ -562,23 +562,27 @@ typedef struct AbtDraw
 	ItemPointerData tid;		/* ... whose heap TID is this */
 } AbtDraw;
 extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
-							 AbtDraw *draws, int n);
+							 AbtDraw *draws, int n, int *moved);
 /*
  * How many variates the next abt_sample_batch call of a sampler should get,
  * given the last call's: issue 22 found that under heavy inserts a whole
  * batch can be rejected, because the time between reading a page and its
  * children grows with the batch, and so do the chances that an insert
  * lands in between and makes a child heavier than the downlink read.  A
- * call that has more than half of its draws rejected quarters the next one
- * (down to single descents, whose window is a page visit); one without
- * rejections doubles it again, up to cap.
+ * call that has more than half of its draws rejected so (moved, as
+ * abt_sample_batch counts them) quarters the next one (down to single
+ * descents, whose window is a page visit); one without such rejections
+ * doubles it again, up to cap.  Other rejections (entries the snapshot
+ * cannot see, overcounting downlinks, ends of ranges) do not depend on the
+ * call's size and leave it alone: shrinking for them only multiplies the
+ * descents (issue 21, old snapshots).
  */
 static inline int
-abt_sample_round(int round, int tried, int accepted, int cap)
+abt_sample_round(int round, int tried, int moved, int cap)
 {
-	if (accepted * 2 < tried)
+	if (moved * 2 > tried)
 		return Max(round / 4, 1);
-	if (accepted == tried)
+	if (moved == 0)
 		return Min(round * 2, cap);
 	return round;
 }

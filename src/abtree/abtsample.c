@@ -253,7 +253,8 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 				AbtSampleRange *range)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int64		rejects = 0;	/* of single descents (see below) */
+	int64		rejects = 0;	/* counted as judged (see below) */
+	int			moved;
 	int32		done = 0;
 	int			cap = Min(Max(n, 1), ABT_SAMPLE_BATCH);
 	int			round = cap;
@@ -272,7 +273,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < want; i++)
 			draws[i].u = pg_prng_double(prng);
-		got = abt_sample_batch(rel, range, &rd, draws, want);
+		got = abt_sample_batch(rel, range, &rd, draws, want, &moved);
 		for (int i = 0; i < want; i++)
 		{
 			Datum		value = PointerGetDatum(&draws[i].tid);
@@ -282,17 +283,17 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 		}
 		done += got;
-		round = abt_sample_round(round, want, got, cap);
+		round = abt_sample_round(round, want, moved, cap);
 
 		/*
-		 * Count and judge the rejections of single descents only: those of
-		 * larger calls can be the batch's own (abt_sample_round), and under
-		 * heavy inserts they can outnumber the draws many times over before
-		 * the calls have shrunk.
+		 * Count and judge the rejections for pages that moved only in single
+		 * descents: those of larger calls can be the call's own
+		 * (abt_sample_round), and under heavy inserts they can outnumber the
+		 * draws many times over before the calls have shrunk.  The others
+		 * do not depend on the call's size.
 		 */
-		if (want == 1)
-			rejects += 1 - got;
-		if (want == 1 && rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
+		rejects += want - got - (want == 1 ? 0 : moved);
+		if (rejects > (int64) ABT_SAMPLE_MAX_REJECTS * (done + 1))
 		{
 			/* nothing to draw: no samples, no error */
 			if (done == 0 && !abt_range_has_weight(rel, range, &rd))

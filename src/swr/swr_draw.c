@@ -68,11 +68,12 @@ swr_choose_table(SwrScanState *st)
  * Make count attempts at batch[from...]: choose each one's table, then
  * descend each table's index once for all of its attempts
  * (abt_sample_batch, src/abtree/README "Batched draws").  The accepted ones
- * are kept, in the order drawn, from batch[from] on; returns how many.
- * Called in drawcxt.
+ * are kept, in the order drawn, from batch[from] on; returns how many, and
+ * sets *moved to how many were rejected because a page moved under the
+ * descent (abt_sample_round).  Called in drawcxt.
  */
 static int
-swr_attempt(SwrScanState *st, int from, int count)
+swr_attempt(SwrScanState *st, int from, int count, int *moved)
 {
 	SwrDraw    *b = st->batch + from;
 	AbtDraw    *ad = palloc(sizeof(AbtDraw) * count);
@@ -81,6 +82,7 @@ swr_attempt(SwrScanState *st, int from, int count)
 	int		   *next = palloc(sizeof(int) * st->ntables);
 	int			got = 0;
 
+	*moved = 0;
 	for (int k = 0; k < count; k++)
 	{
 		b[k].table = st->ntables > 1 ? swr_choose_table(st) : 0;
@@ -99,13 +101,17 @@ swr_attempt(SwrScanState *st, int from, int count)
 	{
 		SwrTable   *t = &st->tables[i];
 		int			n = start[i + 1] - start[i];
+		int			tmoved;
 
 		if (n == 0)
 			continue;
 		for (int j = start[i]; j < start[i + 1]; j++)
 			ad[j].u = b[order[j]].u;
 		abt_sample_batch(t->index, t->has_range ? &t->range : NULL, &t->reader,
-						 ad + start[i], n);
+						 ad + start[i], n, &tmoved);
+		*moved += tmoved;
+		if (n > 1)
+			st->unjudged += tmoved;
 		st->descents++;
 		for (int j = start[i]; j < start[i + 1]; j++)
 		{
@@ -143,10 +149,18 @@ swr_accepted(SwrScanState *st)
 	return st->cur.rows + (st->where == SWR_WHERE_STANDARD ? st->cur.filtered : 0);
 }
 
+/*
+ * Draws rejected, as judged against the rows (swr_too_many_rejects): not
+ * those rejected because a page moved under a descent of several draws,
+ * which can be the descent's own doing, since a longer descent gives
+ * inserts more time to land under it (abt_sample_round); under heavy
+ * inserts they can outnumber the draws many times over before the descents
+ * have shrunk.  Those of single descents count.
+ */
 static int64
 swr_rejected(SwrScanState *st)
 {
-	return st->cur.tree_rejects + st->cur.invisible +
+	return st->cur.tree_rejects - st->unjudged + st->cur.invisible +
 		(st->where == SWR_WHERE_REDRAW ? st->cur.filtered : 0);
 }
 
@@ -315,7 +329,9 @@ swr_draw_batch(SwrScanState *st)
 	else if (st->where == SWR_WHERE_ATTEMPTS)
 	{
 		/* every descent is one of the shard's attempts, rejected or not */
-		nbatch = swr_attempt(st, 0, want);
+		int			moved;
+
+		nbatch = swr_attempt(st, 0, want, &moved);
 		attempts = want;
 	}
 	else
@@ -323,14 +339,12 @@ swr_draw_batch(SwrScanState *st)
 		while (nbatch < want && !st->exhausted)
 		{
 			int			tried = Min(want - nbatch, st->round);
-			int64		tree_rejects = st->cur.tree_rejects;
+			int			moved;
 
 			CHECK_FOR_INTERRUPTS();
-			nbatch += swr_attempt(st, nbatch, tried);
-			/* only the tree's rejections can come from the round's size */
-			st->round = abt_sample_round(st->round, tried,
-										 tried - (int) (st->cur.tree_rejects - tree_rejects),
-										 st->batchmax);
+			nbatch += swr_attempt(st, nbatch, tried, &moved);
+			/* only rejections for pages that moved come from the round's size */
+			st->round = abt_sample_round(st->round, tried, moved, st->batchmax);
 			if (nbatch < want && swr_too_many_rejects(st, nbatch))
 				nbatch = 0;
 		}

@@ -385,6 +385,7 @@ swr_start(SwrScanState *st)
 			t->fetch = table_index_fetch_begin(t->heap);
 	}
 	memset(&st->cur, 0, sizeof(SwrCounts));
+	st->unjudged = 0;
 	st->exhausted = false;
 	st->nbatch = st->pos = 0;
 	st->loops++;

@@ -80,6 +80,8 @@ typedef struct SwrScanState
 	bool		probe;			/* swr_shard(0): one row of NULLs */
 	bool		probed;			/* and it was returned */
 	SwrCounts	cur;			/* this scan */
+	int64		unjudged;		/* of its tree rejections, those for pages that
+								 * moved in descents of several draws */
 	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
 	int64		loops;
 
