@@ -15,6 +15,28 @@
 #define ABT_RADIX_SIZE		(1 << ABT_RADIX_BITS)
 #define ABT_RADIX_DIGITS	((64 + ABT_RADIX_BITS - 1) / ABT_RADIX_BITS)
 
+/*
+ * Below this many pairs an insertion sort: the radix sort's fixed cost (a
+ * zeroed 48 kB of histograms and their prefix sums) dwarfs a few draws,
+ * and calls of one or two draws are what samplers make under heavy inserts
+ * (abt_sample_round).
+ */
+#define ABT_SORT_SMALL		32
+
+static void
+abt_sort_keyed_small(AbtKeyed *a, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		AbtKeyed	x = a[i];
+		int			j = i;
+
+		for (; j > 0 && a[j - 1].key > x.key; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
 /* Sort a[0..n) by key, ascending; equal keys keep their order. */
 void
 abt_sort_keyed(AbtKeyed *a, int n)
@@ -24,8 +46,11 @@ abt_sort_keyed(AbtKeyed *a, int n)
 	AbtKeyed   *from = a;
 	AbtKeyed   *to;
 
-	if (n < 2)
+	if (n < ABT_SORT_SMALL)
+	{
+		abt_sort_keyed_small(a, n);
 		return;
+	}
 	counts = palloc0(sizeof(uint32) * ABT_RADIX_SIZE * ABT_RADIX_DIGITS);
 	buf = palloc(sizeof(AbtKeyed) * n);
 	to = buf;
