@@ -28,6 +28,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_redo",
 	"abtree.debug_repair_pause",
 	"abtree.debug_sample_pause",
+	"abtree.draw_stored_share",
 	"abtree.mvstore",
 	"abtree.mvstore_gc_interval",
 	"abtree.mvstore_size",
@@ -183,6 +184,20 @@ abt_define_gucs(void)
 							 ABT_PROTOCOL_BATCHED,
 							 abt_weight_protocol_options,
 							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * USERSET: either way gives the snapshot's distribution exactly
+	 * (src/abtree/README, "Draws under an old snapshot"); only the cost
+	 * depends on it.
+	 */
+	DefineCustomRealVariable("abtree.draw_stored_share",
+							 "Smallest share of an abtree index's stored weight a snapshot must see for draws to go by the stored weights.",
+							 "Under a snapshot that cannot see some entries, draws either go by the stored weights and reject the entries it cannot see, or weigh every page as it sees it, reading leaves entry by entry. The first while the snapshot sees at least this share of the weight, the second below. 0: always the first; 1: the second whenever the snapshot misses an entry.",
+							 &abt_draw_stored_share,
+							 0.125, 0.0, 1.0,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

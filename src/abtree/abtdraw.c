@@ -796,13 +796,15 @@ abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *
  * conditioned on acceptance: rejection sampling), indexes unweighted leaves
  * directly, and accepts the share of the stored weight that the snapshot
  * sees.  While that share, at the page a batch starts from, is at least
- * ABT_DRAW_STORED_MIN, a draw by the stored weights costs less; below it the
- * rejections would (the weight store exists for that case, paper 000
- * section 4.4).  The choice depends on the start page only, not on any
- * draw's u.  Returns the reader to weigh pages with (NULL: stored weights)
- * and sets *check to the reader that rejects entries (or NULL).
+ * abtree.draw_stored_share, a draw by the stored weights costs less; below
+ * it the rejections would (the weight store exists for that case, paper
+ * 000 section 4.4).  The default, 1/8, is where the two cost the same
+ * (bench/results/old_snapshot_crossover.md).  The choice depends on the
+ * start page only, not on any draw's u.  Returns the reader to weigh pages
+ * with (NULL: stored weights) and sets *check to the reader that rejects
+ * entries (or NULL).
  */
-#define ABT_DRAW_STORED_MIN		0.5
+double		abt_draw_stored_share = 0.125;
 
 static MvsReader *
 abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
@@ -815,7 +817,7 @@ abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
 		return rd;
 	seen = abt_range_page_weight(cx->rel, cx->info, cx->range, rd, start);
 	stored = abt_range_page_weight(cx->rel, cx->info, cx->range, NULL, start);
-	if (stored <= 0 || seen < ABT_DRAW_STORED_MIN * stored)
+	if (stored <= 0 || seen < abt_draw_stored_share * stored)
 		return rd;
 	*check = rd;
 	return NULL;

@@ -561,6 +561,7 @@ typedef struct AbtDraw
 	bool		accepted;		/* out: u found an entry ... */
 	ItemPointerData tid;		/* ... whose heap TID is this */
 } AbtDraw;
+extern double abt_draw_stored_share;
 extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
 							 AbtDraw *draws, int n, int *moved);
 /*
