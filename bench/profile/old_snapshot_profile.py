@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Profile swr(10000) under an old snapshot: bench/profile/old_snapshot_profile.py after|busy [ROWS] [SECONDS]
+
+A throwaway cluster like bench/old_snapshot_sampling.py's (the installed build of abtree), table
+a(x, y) of 1M rows with an abtree index on y; a REPEATABLE READ snapshot is taken, then two
+sessions insert 100-row statements that it cannot see.  `after`: they insert ROWS rows (default
+2,100,000, what that benchmark's busy phases added at f7c4692) and stop, then the sampler's
+backend runs `SELECT count(*) FROM a TABLESAMPLE swr(10000)` in a loop while
+`perf record -g -p <its pid>` runs for SECONDS (default 8).  `busy`: the same while the two keep
+inserting (2 seconds after they start).  Prints the EXPLAIN ANALYZE of one query under the
+snapshot (draws, rejections, descents) and the top functions (perf report --no-children).
+Used for bench/results/old_snapshot_profile.md.  Run as root; needs perf.
+"""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from harness.cluster import Cluster  # noqa: E402
+
+SETTINGS = {"shared_buffers": "1GB", "autovacuum": "off", "max_wal_size": "20GB",
+            "checkpoint_timeout": "1h", "fsync": "off", "synchronous_commit": "off",
+            "full_page_writes": "off", "jit": "off"}
+QUERY = "SELECT count(*) FROM a TABLESAMPLE swr(10000)"
+INSERT = ("INSERT INTO a SELECT g, ((g::int8 * 2246822519 + {salt}) % 2147483647 "
+          "- 1073741823)::int4 FROM generate_series(1, 100) g")
+
+
+def run(conn, sql):
+    cur = conn.cursor()
+    cur.execute(sql)
+    return cur.fetchall() if cur.description else None
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "after"
+    target = int(sys.argv[2]) if len(sys.argv) > 2 else 2_100_000
+    seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    with Cluster(SETTINGS) as cl:
+        c = cl.connect()
+        for sql in ("CREATE EXTENSION abtree", "CREATE EXTENSION pg_prewarm",
+                    "CREATE TABLE a (x int4, y int4)",
+                    "INSERT INTO a SELECT g, ((g::int8 * 2654435761) % 2147483647 "
+                    "- 1073741823)::int4 FROM generate_series(1, 1000000) g",
+                    "CREATE INDEX a_y ON a USING abtree (y)", "VACUUM (FREEZE, ANALYZE) a",
+                    "SELECT pg_prewarm('a'), pg_prewarm('a_y')"):
+            run(c, sql)
+        s = cl.connect()
+        s.autocommit = False
+        run(s, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+        run(s, "SELECT count(*) FROM a WHERE x = 1")
+        pid = run(s, "SELECT pg_backend_pid()")[0][0]
+        state = {"rows": 0, "stop": False}
+
+        def insert(k):
+            cc = cl.connect()
+            salt = k * 1_000_003
+            while not state["stop"] and (mode == "busy" or state["rows"] < target):
+                salt += 7919
+                run(cc, INSERT.format(salt=salt))
+                state["rows"] += 100
+            cc.close()
+
+        threads = [threading.Thread(target=insert, args=(k,)) for k in (1, 2)]
+        for t in threads:
+            t.start()
+        if mode == "busy":
+            time.sleep(2)
+        else:
+            for t in threads:
+                t.join()
+        plan = run(s, "EXPLAIN (ANALYZE) " + QUERY)
+        print("\n".join(r[0] for r in plan))
+        data = f"/tmp/old_snapshot_{mode}.perf"
+        perf = subprocess.Popen(["perf", "record", "-g", "-o", data, "-p", str(pid), "--",
+                                 "sleep", str(seconds)], stderr=subprocess.DEVNULL)
+        while perf.poll() is None:
+            run(s, QUERY)
+        state["stop"] = True
+        for t in threads:
+            t.join()
+        print(f"rows the snapshot cannot see: {state['rows']:,}")
+        print(run(c, "SELECT * FROM abtree_mvstore()"))
+        run(s, "COMMIT")
+        subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol",
+                        "--stdio", "-g", "none", "--percent-limit", "1.5"])
+
+
+if __name__ == "__main__":
+    main()
