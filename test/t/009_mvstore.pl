@@ -4,9 +4,12 @@
 #    insert in hundreds of transactions (plus an abort and subtransactions)
 #    draws only rows it can see, uniformly (chi-square over 20 key ranges,
 #    19 degrees of freedom, critical value 43.82: a 0.1% false-alarm rate),
-#    and accepts nearly every draw; with abtree.mvstore off the same
-#    snapshot rejects most draws.  abtree_mvstore_check finds no downlink
-#    below its child for that snapshot.
+#    and, weighing pages as it sees them (abtree.draw_stored_share = 1),
+#    accepts nearly every draw; at the default, where it sees more than
+#    1/8 of the stored weight and draws by the stored weights, the draws
+#    are as uniform; with abtree.mvstore off the same snapshot rejects most
+#    draws.  abtree_mvstore_check finds no downlink below its child for
+#    that snapshot.
 # 2. Once the snapshot ends, the collector frees the versions.
 # 3. A store too small for the inserts falls back: it says so once in the
 #    log and in the view, sampling stays exact, and it recovers.
@@ -98,9 +101,13 @@ SELECT 'accept', round((sum(value::bigint) FILTER (WHERE item = 'rows') - :r0)::
 };
 
 my ($h, $out, $err) = old_snapshot_session('s1', qq{
+SET abtree.draw_stored_share = 1;
 $draw
 SELECT 'check', violations, versioned > 0, visible_weight FROM abtree_mvstore_check('t_k');
 SET abtree.mvstore = off;
+$draw
+SET abtree.mvstore = on;
+RESET abtree.draw_stored_share;
 $draw
 });
 insert_many(300);
@@ -123,6 +130,12 @@ is($versioned, 't', 'the old snapshot subtracts versions');
 is($weight, 2000, 'the root weighs exactly the 2000 rows the old snapshot sees');
 cmp_ok($draws[3], '<', 43.82, "store off: draws still uniform (chi-square $draws[3])");
 is($draws[5], 0, 'store off: no draw of a row inserted after the snapshot either');
+cmp_ok($draws[6], '<', 43.82,
+	"stored weights (the default share): draws uniform too (chi-square $draws[6])");
+is($draws[7], 20000, 'stored weights: all 20000 draws are old rows');
+is($draws[8], 0, 'stored weights: no draw of a row inserted after the snapshot');
+cmp_ok($accepts[2], '<', 0.5,
+	"stored weights: the snapshot sees about 1/6 of the weight, the rest is rejected ($accepts[2])");
 cmp_ok($accepts[1], '<', 0.5, "store off: acceptance $accepts[1] is low (most draws rejected)");
 
 # 2. the snapshot is gone: the collector drops every version
