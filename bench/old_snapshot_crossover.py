@@ -32,20 +32,11 @@ sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
+from harness.old_snapshot import QUERY, SETTINGS, insert_sql, load, old_snapshot, run  # noqa: E402
 from harness.stats import fmt  # noqa: E402
 
 ROWS = 500_000
 STEPS = (0.5, 1, 2, 4, 7, 10, 15)      # invisible rows per visible row
-QUERY = "SELECT count(*) FROM a TABLESAMPLE swr(10000)"
-SETTINGS = {"shared_buffers": "1GB", "autovacuum": "off", "max_wal_size": "20GB",
-            "checkpoint_timeout": "1h", "fsync": "off", "synchronous_commit": "off",
-            "full_page_writes": "off", "jit": "off", "abtree.mvstore_size": "1GB"}
-
-
-def run(conn, sql):
-    cur = conn.cursor()
-    cur.execute(sql)
-    return cur.fetchall() if cur.description else None
 
 
 def both_ways(sampler, reps):
@@ -68,26 +59,15 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.monotonic()
     rows = []
-    with Cluster(SETTINGS) as cl:
-        if cl.preload != "abtree":
-            sys.exit("abtree did not load: " + " ".join(cl.notes))
-        c = cl.connect()
-        for sql in ("CREATE EXTENSION abtree", "CREATE EXTENSION pg_prewarm",
-                    "CREATE TABLE a (x int4, y int4)",
-                    f"INSERT INTO a SELECT g, ((g::int8 * 2654435761) % 2147483647 "
-                    f"- 1073741823)::int4 FROM generate_series(1, {ROWS}) g",
-                    "CREATE INDEX a_y ON a USING abtree (y)", "VACUUM (FREEZE, ANALYZE) a"):
-            run(c, sql)
-        sampler = cl.connect()
-        sampler.autocommit = False
-        run(sampler, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-        run(sampler, "SELECT count(*) FROM a WHERE x = 1")    # the snapshot is taken here
+    # a store large enough to record every insert: neither way meets overcounts
+    with Cluster(dict(SETTINGS, **{"abtree.mvstore_size": "1GB"})) as cl:
+        c = load(cl, ROWS, prewarm=False)
+        sampler = old_snapshot(cl)
         inserted, salt = 0, 0
         for mult in STEPS:
             while inserted < mult * ROWS:
                 salt += 7919
-                run(c, f"INSERT INTO a SELECT g, ((g::int8 * 2246822519 + {salt}) % 2147483647 "
-                       f"- 1073741823)::int4 FROM generate_series(1, 50000) g")
+                run(c, insert_sql(salt, 50000))
                 inserted += 50000
             run(c, "SELECT pg_prewarm('a'), pg_prewarm('a_y')")
             full, fallbacks = run(c, "SELECT is_full, fallbacks FROM abtree_mvstore()")[0]

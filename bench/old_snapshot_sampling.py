@@ -33,21 +33,10 @@ sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
 from harness.cluster import Cluster  # noqa: E402
+from harness.old_snapshot import QUERY, SETTINGS, insert_sql, load, old_snapshot, run  # noqa: E402
 from harness.stats import fmt  # noqa: E402
 
 ROWS = 1_000_000
-QUERY = "SELECT count(*) FROM a TABLESAMPLE swr(10000)"
-INSERT = ("INSERT INTO a SELECT g, ((g::int8 * 2246822519 + {salt}) % 2147483647 "
-          "- 1073741823)::int4 FROM generate_series(1, 100) g")
-SETTINGS = {"shared_buffers": "1GB", "autovacuum": "off", "max_wal_size": "20GB",
-            "checkpoint_timeout": "1h", "fsync": "off", "synchronous_commit": "off",
-            "full_page_writes": "off", "jit": "off"}
-
-
-def run(conn, sql):
-    cur = conn.cursor()
-    cur.execute(sql)
-    return cur.fetchall() if cur.description else None
 
 
 class Inserters:
@@ -65,7 +54,7 @@ class Inserters:
         salt = k * 1_000_003
         while not self.stop.is_set():
             salt += 7919
-            run(conn, INSERT.format(salt=salt))
+            run(conn, insert_sql(salt, 100))
             with self.lock:
                 self.rows += 100
         conn.close()
@@ -103,20 +92,8 @@ def main():
     res = {"idle": [], "busy": [], "after": []}
     inserted = 0
     with Cluster(SETTINGS) as cl:
-        if cl.preload != "abtree":
-            sys.exit("abtree did not load: " + " ".join(cl.notes))
-        c = cl.connect()
-        for sql in ("CREATE EXTENSION abtree", "CREATE EXTENSION pg_prewarm",
-                    "CREATE TABLE a (x int4, y int4)",
-                    f"INSERT INTO a SELECT g, ((g::int8 * 2654435761) % 2147483647 "
-                    f"- 1073741823)::int4 FROM generate_series(1, {ROWS}) g",
-                    "CREATE INDEX a_y ON a USING abtree (y)", "VACUUM (FREEZE, ANALYZE) a",
-                    "SELECT pg_prewarm('a'), pg_prewarm('a_y')"):
-            run(c, sql)
-        sampler = cl.connect()
-        sampler.autocommit = False
-        run(sampler, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-        run(sampler, "SELECT count(*) FROM a WHERE x = 1")    # the snapshot is taken here
+        c = load(cl, ROWS)
+        sampler = old_snapshot(cl)
         for phase in ("idle", "busy", "busy", "after"):
             if phase == "busy":
                 with Inserters(cl) as ins:

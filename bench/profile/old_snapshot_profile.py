@@ -22,19 +22,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from harness.cluster import Cluster  # noqa: E402
-
-SETTINGS = {"shared_buffers": "1GB", "autovacuum": "off", "max_wal_size": "20GB",
-            "checkpoint_timeout": "1h", "fsync": "off", "synchronous_commit": "off",
-            "full_page_writes": "off", "jit": "off"}
-QUERY = "SELECT count(*) FROM a TABLESAMPLE swr(10000)"
-INSERT = ("INSERT INTO a SELECT g, ((g::int8 * 2246822519 + {salt}) % 2147483647 "
-          "- 1073741823)::int4 FROM generate_series(1, 100) g")
-
-
-def run(conn, sql):
-    cur = conn.cursor()
-    cur.execute(sql)
-    return cur.fetchall() if cur.description else None
+from harness.old_snapshot import QUERY, SETTINGS, insert_sql, load, old_snapshot, run  # noqa: E402
 
 
 def main():
@@ -42,18 +30,8 @@ def main():
     target = int(sys.argv[2]) if len(sys.argv) > 2 else 2_100_000
     seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     with Cluster(SETTINGS) as cl:
-        c = cl.connect()
-        for sql in ("CREATE EXTENSION abtree", "CREATE EXTENSION pg_prewarm",
-                    "CREATE TABLE a (x int4, y int4)",
-                    "INSERT INTO a SELECT g, ((g::int8 * 2654435761) % 2147483647 "
-                    "- 1073741823)::int4 FROM generate_series(1, 1000000) g",
-                    "CREATE INDEX a_y ON a USING abtree (y)", "VACUUM (FREEZE, ANALYZE) a",
-                    "SELECT pg_prewarm('a'), pg_prewarm('a_y')"):
-            run(c, sql)
-        s = cl.connect()
-        s.autocommit = False
-        run(s, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-        run(s, "SELECT count(*) FROM a WHERE x = 1")
+        c = load(cl, 1_000_000)
+        s = old_snapshot(cl)
         pid = run(s, "SELECT pg_backend_pid()")[0][0]
         state = {"rows": 0, "stop": False}
 
@@ -62,7 +40,7 @@ def main():
             salt = k * 1_000_003
             while not state["stop"] and (mode == "busy" or state["rows"] < target):
                 salt += 7919
-                run(cc, INSERT.format(salt=salt))
+                run(cc, insert_sql(salt, 100))
                 state["rows"] += 100
             cc.close()
 
