@@ -9,7 +9,8 @@ nothing for visibility but reads every leaf it reaches entry by entry.  abtree.d
 picks (b) while s is at least its value.  This benchmark measures both in the same run as s falls,
 to place that value where they cost the same.
 
-A throwaway cluster (PG_CONFIG, default PostgreSQL 15; the installed release build of abtree),
+A throwaway cluster (PG_CONFIG, default PostgreSQL 15; the installed release build of abtree;
+--name old_snapshot_crossover_pg18 for PostgreSQL 18's release build),
 abtree.mvstore_size = 1GB so that the store records every insert (not full), 1GB shared_buffers.
 Table a(x int4, y int4) of 500,000 rows with an abtree index on y; a sampler takes a REPEATABLE
 READ snapshot, then another session inserts rows it cannot see, in steps, up to 15 times as many.
@@ -55,6 +56,8 @@ def both_ways(sampler, reps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--name", default="old_snapshot_crossover",
+                    help="report name under bench/results (one per server version)")
     args = ap.parse_args()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.monotonic()
@@ -104,18 +107,20 @@ def report(args, rows, started, minutes):
                if cheaper_b else "By the stored weights is never cheaper")
     verdict += (f"; weighing pages from s = {max(cheaper_a):.3f} down"
                 if cheaper_a else "; weighing pages never is")
-    lines += ["", verdict + ". abtree.draw_stored_share defaults to 0.125 (1/8).", ""]
+    lines += ["", verdict + ". abtree.draw_stored_share's automatic default (-1) is 1/8 on "
+              "PostgreSQL 15 and 16 and 1/4 from 17 on.", ""]
 
     def draw(ax):
         s = [r[1] for r in rows]
         ax.plot(s, [r[2] for r in rows], "o-", label="stored weights (reject unseen)")
         ax.plot(s, [r[3] for r in rows], "s-", label="weigh pages as the snapshot sees them")
-        ax.axvline(0.125, color="grey", linestyle=":", label="default draw_stored_share")
+        ax.axvline(0.125, color="grey", linestyle=":", label="automatic share, 15 and 16")
+        ax.axvline(0.25, color="grey", linestyle="--", label="automatic share, 17 on")
         ax.set_xscale("log")
         ax.set_xlabel("share of the stored weight the snapshot sees")
         ax.set_ylabel("swr(10000) latency, ms")
         ax.legend()
-    save_report("old_snapshot_crossover", lines, draw)
+    save_report(args.name, lines, draw)
 
 
 if __name__ == "__main__":

@@ -699,6 +699,8 @@ INSERT INTO bad_case (area, sql) VALUES
 ('guc', $$SET abtree.swr_batch_size = 'many'$$),
 ('guc', $$SELECT set_config('abtree.swr_batch_size', NULL, false)$$),
 ('guc', $$SET abtree.draw_stored_share = -0.1$$),
+('guc', $$SET abtree.draw_stored_share = -2$$),
+('guc', $$SET abtree.draw_stored_share = -1$$),
 ('guc', $$SET abtree.draw_stored_share = 1.5$$),
 ('guc', $$SET abtree.draw_stored_share = 'NaN'$$),
 ('guc', $$SET abtree.draw_stored_share = 'half'$$),

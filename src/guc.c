@@ -109,6 +109,16 @@ abt_check_swr_index(char **newval, void **extra, GucSource source)
 	return false;
 }
 
+/* -1 (automatic) or a share from 0 to 1 */
+static bool
+abt_check_draw_stored_share(double *newval, void **extra, GucSource source)
+{
+	if (*newval >= 0 || *newval == -1)
+		return true;
+	GUC_check_errdetail("Use a share from 0 to 1, or -1 for the measured one for this server version.");
+	return false;
+}
+
 void
 abt_define_gucs(void)
 {
@@ -190,16 +200,17 @@ abt_define_gucs(void)
 	/*
 	 * USERSET: either way gives the snapshot's distribution exactly
 	 * (src/abtree/README, "Draws under an old snapshot"); only the cost
-	 * depends on it.
+	 * depends on it.  -1 rather than a number as the default: where the
+	 * two cost the same depends on the server version (abtdraw.c).
 	 */
 	DefineCustomRealVariable("abtree.draw_stored_share",
 							 "Smallest share of an abtree index's stored weight a snapshot must see for draws to go by the stored weights.",
-							 "Under a snapshot that cannot see some entries, draws either go by the stored weights and reject the entries it cannot see, or weigh every page as it sees it, reading leaves entry by entry. The first while the snapshot sees at least this share of the weight, the second below. 0: always the first; 1: the second whenever the snapshot misses an entry.",
+							 "Under a snapshot that cannot see some entries, draws either go by the stored weights and reject the entries it cannot see, or weigh every page as it sees it, reading leaves entry by entry. The first while the snapshot sees at least this share of the weight, the second below. -1: where the two were measured to cost the same, 1/8 on PostgreSQL 15 and 16, 1/4 from 17 on; 0: always the first; 1: the second whenever the snapshot misses an entry.",
 							 &abt_draw_stored_share,
-							 0.125, 0.0, 1.0,
+							 -1.0, -1.0, 1.0,
 							 PGC_USERSET,
 							 0,
-							 NULL, NULL, NULL);
+							 abt_check_draw_stored_share, NULL, NULL);
 
 	DefineCustomBoolVariable("abtree.range_selectivity",
 							 "Gives the planner current statistics of columns that lead an abtree index.",

@@ -798,26 +798,37 @@ abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *
  * sees.  While that share, at the page a batch starts from, is at least
  * abtree.draw_stored_share, a draw by the stored weights costs less; below
  * it the rejections would (the weight store exists for that case, paper
- * 000 section 4.4).  The default, 1/8, is where the two cost the same
- * (bench/results/old_snapshot_crossover.md).  The choice depends on the
- * start page only, not on any draw's u.  Returns the reader to weigh pages
- * with (NULL: stored weights) and sets *check to the reader that rejects
- * entries (or NULL).
+ * 000 section 4.4).  Automatic (the setting's default, -1) is where the two
+ * cost the same (bench/results/old_snapshot_crossover*.md): 1/8 where
+ * draws have buffer hints and ask for leaf entries ahead (15 and 16), 1/4
+ * from 17 on, where each draw costs more and a leaf read entry by entry
+ * comes through a read stream.  The choice depends on the start page only,
+ * not on any draw's u.  Returns the reader to weigh pages with (NULL:
+ * stored weights) and sets *check to the reader that rejects entries (or
+ * NULL).
  */
-double		abt_draw_stored_share = 0.125;
+double		abt_draw_stored_share = -1;
+
+#if PG_VERSION_NUM >= 170000
+#define ABT_DRAW_STORED_SHARE_AUTO	0.25
+#else
+#define ABT_DRAW_STORED_SHARE_AUTO	0.125
+#endif
 
 static MvsReader *
 abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
 {
 	double		seen;
 	double		stored;
+	double		share;
 
 	*check = NULL;
 	if (rd == NULL || !rd->active)
 		return rd;
 	seen = abt_range_page_weight(cx->rel, cx->info, cx->range, rd, start);
 	stored = abt_range_page_weight(cx->rel, cx->info, cx->range, NULL, start);
-	if (stored <= 0 || seen < abt_draw_stored_share * stored)
+	share = abt_draw_stored_share < 0 ? ABT_DRAW_STORED_SHARE_AUTO : abt_draw_stored_share;
+	if (stored <= 0 || seen < share * stored)
 		return rd;
 	*check = rd;
 	return NULL;
