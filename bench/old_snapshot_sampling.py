@@ -83,12 +83,8 @@ def timed_queries(conn, reps):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=15)
-    args = ap.parse_args()
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    t0 = time.monotonic()
+def measure(reps, t0):
+    """One run on a new cluster: latencies per phase, rows inserted, the store's counters."""
     res = {"idle": [], "busy": [], "after": []}
     inserted = 0
     with Cluster(SETTINGS) as cl:
@@ -97,10 +93,10 @@ def main():
         for phase in ("idle", "busy", "busy", "after"):
             if phase == "busy":
                 with Inserters(cl) as ins:
-                    res[phase] += timed_queries(sampler, args.reps)
+                    res[phase] += timed_queries(sampler, reps)
                 inserted += ins.rows
             else:
-                res[phase] += timed_queries(sampler, args.reps)
+                res[phase] += timed_queries(sampler, reps)
             print(f"[{time.monotonic() - t0:5.0f} s] {phase}: median "
                   f"{statistics.median(res[phase]):.2f} ms", flush=True)
         cur = c.cursor()
@@ -110,8 +106,17 @@ def main():
         run(sampler, "COMMIT")
         sampler.close()
         c.close()
-    report(args, res, inserted, dict(zip(store_cols, store)), started,
-           (time.monotonic() - t0) / 60)
+    return res, inserted, dict(zip(store_cols, store))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=15)
+    args = ap.parse_args()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    t0 = time.monotonic()
+    res, inserted, store = measure(args.reps, t0)
+    report(args, res, inserted, store, started, (time.monotonic() - t0) / 60)
 
 
 def report(args, res, inserted, store, started, minutes):
