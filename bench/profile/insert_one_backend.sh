@@ -18,6 +18,6 @@ perf record -F 999 -g -p "$pid" -o $D/perf.data -- sleep 6 >/dev/null 2>&1
 wait
 perf report -i $D/perf.data --no-children --percent-limit 0.7 --stdio -g none 2>/dev/null | grep -E '^ +[0-9]'
 if [ -n "$CALLERS" ]; then
-	perf report -i $D/perf.data --children --percent-limit 3 --stdio -g caller,0.5,callee --max-stack 12 2>/dev/null | head -300
+	perf report -i $D/perf.data --children --percent-limit 3 --stdio -g caller,0.5,callee --max-stack 12 ${SYMS:+--symbols $SYMS} 2>/dev/null | head -300
 fi
 runuser -u postgres -- $PG/pg_ctl -D $D/data -m fast stop >/dev/null
