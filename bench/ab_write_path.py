@@ -24,7 +24,7 @@ import write_path  # noqa: E402
 from ab_builds import PG_CONFIG, ROOT, build, save_report  # noqa: E402
 from harness.standalone import Run, abtree_cluster  # noqa: E402
 
-VARIANTS = ["abtree", "abtree_path", "abtree_nosketch"]
+VARIANTS = ["abtree_batched", "abtree_batched_nosketch", "abtree", "abtree_path"]
 
 
 def one_round(src, args, log):
