@@ -298,7 +298,24 @@ abt_read_recent(Relation rel, BlockNumber blkno, Buffer recent)
 Buffer
 abt_read_hinted(Relation rel, BlockNumber blkno)
 {
-	return abt_read_recent(rel, blkno, abt_hinted_holding(rel, blkno));
+	Buffer		recent = abt_hinted(rel, blkno);
+
+	/*
+	 * Ask for the page's header and special space (abt_check_page's first
+	 * touches) before the descriptor's tag is read: on a leaf, which is
+	 * rarely in the core's cache, their misses overlap the descriptor's
+	 * instead of following it.  A wrong hint costs the prefetches.
+	 */
+	if (BufferIsValid(recent))
+	{
+		char	   *page = (char *) BufferGetPage(recent);
+
+		abt_prefetch(page);
+		abt_prefetch(page + BLCKSZ - 1);
+		if (!abt_hint_holds(rel, blkno, recent))
+			recent = InvalidBuffer;
+	}
+	return abt_read_recent(rel, blkno, recent);
 }
 
 #else							/* PG_VERSION_NUM >= 170000 */
