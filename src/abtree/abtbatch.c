@@ -735,22 +735,39 @@ abt_batch_release(AbtBatch *b)
  * (root side first, as a pass would, for the weight store), make the
  * entries valid, change the sketches, one record.
  */
-/* Entry j's weight on each downlink above it, root side first (mvs_add). */
+/*
+ * The group's weight on each downlink above its leaves: what the entries
+ * below each page add up to, added once per downlink, root side first as
+ * a pass would (mvs_add), through one writer, so that the weight store
+ * records the whole group or none of it (README of mvstore, rule 2).
+ * One add per entry and level was 5% of an insert in the weight store
+ * (bench/results/write_path_profile.md); the group's entries share most
+ * downlinks above the leaves' parents.
+ */
 static void
-abt_batch_add_weight(AbtBatch *b, int j, MvsWriter *versions)
+abt_batch_add_weights(AbtBatch *b, MvsWriter *versions)
 {
-	int			chain[ABT_MAX_HEIGHT + 1];
-	int			depth = 0;
+	uint64		sums[XLR_MAX_BLOCK_ID + 1];
 
-	for (int p = b->leafof[j]; b->pages[p].up >= 0; p = b->pages[p].up)
-		chain[depth++] = p;
-	while (depth-- > 0)
+	memset(sums, 0, sizeof(uint64) * b->npages);
+	for (int j = 0; j < b->n; j++)
+		if (b->leafof[j] >= 0)
+			sums[b->leafof[j]] += b->e[j].w;
+	/* pages come leaves first, then each level: a page's parent comes later */
+	for (int i = 0; i < b->npages; i++)
+		if (b->pages[i].up >= 0)
+			sums[b->pages[i].up] += sums[i];
+	for (int i = b->npages - 1; i >= 0; i--)
 	{
-		AbtBatchPage *pg = &b->pages[chain[depth]];
-		Page		upage = BufferGetPage(b->pages[pg->up].buf);
-		IndexTuple	dl = (IndexTuple) PageGetItem(upage, PageGetItemId(upage, pg->upoff));
+		AbtBatchPage *pg = &b->pages[i];
+		Page		upage;
+		IndexTuple	dl;
 
-		mvs_add(versions, AbtDownlinkGetChild(dl), &AbtPivotGetAux(dl)->weight, b->e[j].w,
+		if (pg->up < 0 || sums[i] == 0)
+			continue;
+		upage = BufferGetPage(b->pages[pg->up].buf);
+		dl = (IndexTuple) PageGetItem(upage, PageGetItemId(upage, pg->upoff));
+		mvs_add(versions, AbtDownlinkGetChild(dl), &AbtPivotGetAux(dl)->weight, sums[i],
 				false);
 	}
 }
@@ -762,19 +779,18 @@ abt_batch_apply(AbtBatch *b)
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
 	AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * b->n);
-	MvsWriter  *versions = palloc(sizeof(MvsWriter) * b->n);
+	MvsWriter	versions;
 	AbtSketchOp sketch;
 	int			made = 0;
 
 	for (int j = 0; j < b->n; j++)
-	{
 		abt_sketch_hash_tuple(rel, b->e[j].itup, &hashes[j]);
-		mvs_writer_begin(&versions[j], rel);
-	}
+	mvs_writer_begin(&versions, rel);
 	abt_xlog_reserve(rel, b->npages - 1 + abt_sketch_max_blocks(rel),
 					 b->npages + abt_sketch_max_rdatas(rel));
 	abt_sketch_lock_batch(&sketch, rel);
 	START_CRIT_SECTION();
+	abt_batch_add_weights(b, &versions);
 	for (int j = 0; j < b->n; j++)
 	{
 		Page		leaf;
@@ -782,7 +798,6 @@ abt_batch_apply(AbtBatch *b)
 		if (b->leafof[j] < 0)
 			continue;			/* gone with its row */
 		leaf = BufferGetPage(b->pages[b->leafof[j]].buf);
-		abt_batch_add_weight(b, j, &versions[j]);
 		abt_set_leaf_xmin((IndexTuple) PageGetItem(leaf, PageGetItemId(leaf, b->offof[j])), xid);
 		abt_sketch_apply(&sketch, &hashes[j], true);
 		made++;
@@ -802,7 +817,6 @@ abt_batch_apply(AbtBatch *b)
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
 	pfree(hashes);
-	pfree(versions);
 	abt_count(batch_records);
 	pg_atomic_fetch_add_u64(&abt_shared->batch_entries, made);
 }

@@ -159,7 +159,6 @@ mvs_writer_begin(MvsWriter *wr, Relation rel)
 	wr->active = mvs != NULL && mvs_enabled && TransactionIdIsNormal(wr->xid) &&
 		!RecoveryInProgress();
 	wr->ndone = 0;
-	wr->w = 0;
 	mvs_tag_base(&wr->base, rel);
 }
 
@@ -182,7 +181,7 @@ mvs_writer_undo(MvsWriter *wr)
 		e = mvs_find(&tag, hash);
 		if (e)
 		{
-			mvs_chain_lower(e, wr->xid, (int64) wr->w);
+			mvs_chain_lower(e, wr->xid, (int64) wr->done_w[k]);
 			if (e->newest == MVS_NIL)
 				mvs_drop_entry(e, hash);
 		}
@@ -225,8 +224,6 @@ mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w, bool atomic)
 		mvs_do_add(weight, w, atomic);
 		return;
 	}
-	Assert(wr->w == 0 || wr->w == w);
-	wr->w = w;
 	tag.blk = child;
 	hash = mvs_hash(&tag);
 	lock = mvs_lock_for(hash);
@@ -251,7 +248,8 @@ mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w, bool atomic)
 	n->delta += (int64) w;
 	e->total += (int64) w;
 	LWLockRelease(lock);
-	wr->done[wr->ndone++] = child;
+	wr->done[wr->ndone] = child;
+	wr->done_w[wr->ndone++] = w;
 	pg_atomic_fetch_add_u64(&mvs->recorded, 1);
 }
 

@@ -41,8 +41,9 @@ typedef struct MvsDelta
 } MvsDelta;
 
 /*
- * The adds of one insert's weight pass: recorded all or none (README).  A
- * fixed array, because path_exclusive records inside a critical section.
+ * The adds of one insert's weight pass, or of a batched flush's group:
+ * recorded all or none (README).  A fixed array, because path_exclusive
+ * and the flush record inside a critical section.
  */
 #define MVS_WRITER_MAX		64
 
@@ -53,7 +54,7 @@ typedef struct MvsWriter
 	MvsTag		base;			/* the index; blk varies */
 	int			ndone;
 	BlockNumber done[MVS_WRITER_MAX];	/* downlinks recorded, to undo */
-	uint64		w;				/* the weight of the pass */
+	uint64		done_w[MVS_WRITER_MAX]; /* what was added on each */
 } MvsWriter;
 
 /*
