@@ -852,21 +852,13 @@ abt_batch_xlog(AbtBatch *b, TransactionId xid, bool weighted, AbtSketchOp *sketc
 						 xid, weighted, sketch);
 }
 
-typedef struct AbtBatchSort
-{
-	Relation	rel;
-	AbtKey	   *keys;
-	AbtPendingEntry *e;
-} AbtBatchSort;
-
 /* Order of the entries: the index's, so that leaves are locked left to right. */
 static int
 abt_batch_cmp(const void *a, const void *b, void *arg)
 {
-	AbtBatchSort *st = arg;
+	AbtKey	   *keys = arg;
 
-	return abt_compare_key_tuple(st->rel, &st->keys[*(const int *) a],
-								 st->e[*(const int *) b].itup, false);
+	return abt_compare_keys(&keys[*(const int *) a], &keys[*(const int *) b]);
 }
 
 /*
@@ -881,14 +873,13 @@ abt_batch_sort(Relation rel, AbtPendingIndex *p, AbtKey *keys)
 	AbtKey	  **sorted = palloc(sizeof(AbtKey *) * n);
 	AbtPendingEntry *e = palloc(sizeof(AbtPendingEntry) * n);
 	int		   *order = palloc(sizeof(int) * n);
-	AbtBatchSort st = {rel, keys, p->e};
 
 	for (int j = 0; j < n; j++)
 	{
 		abt_key_from_tuple(rel, &keys[j], p->e[j].itup, false);
 		order[j] = j;
 	}
-	qsort_arg(order, n, sizeof(int), abt_batch_cmp, &st);
+	qsort_arg(order, n, sizeof(int), abt_batch_cmp, keys);
 	for (int j = 0; j < n; j++)
 	{
 		e[j] = p->e[order[j]];

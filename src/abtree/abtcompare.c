@@ -206,6 +206,25 @@ abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b_pivot)
 }
 
 /*
+ * Compare two full keys (abt_key_from_tuple) of the same index, as
+ * abt_compare_key_tuple compares a with b's tuple, without reading the
+ * tuple again: a batched flush sorts its entries with it.
+ */
+int
+abt_compare_keys(AbtKey *a, const AbtKey *b)
+{
+	for (int i = 0; i < a->natts; i++)
+	{
+		int			result = abt_compare_attr(&a->attrs[i], b->attrs[i].value,
+											  b->attrs[i].isnull);
+
+		if (result != 0)
+			return result;
+	}
+	return abt_tid_cmp(&a->tid, &b->tid);
+}
+
+/*
  * Ask for what a binary search of [low, high) on page will read: all its
  * line pointers now (a few cache lines, loaded in parallel instead of one
  * miss per step), and at each step the tuples of both halves' middles,

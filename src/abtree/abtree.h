@@ -340,6 +340,7 @@ extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
 extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
 extern int	abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b_pivot);
+extern int	abt_compare_keys(AbtKey *a, const AbtKey *b);
 
 /*
  * The pages a writer's descent passed through, root first: the block and
