@@ -550,6 +550,7 @@ abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 	/* kept for the backend's life: palloc'd each time, they page-faulted */
 	static uint8 *before[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
 	static uint8 *runs[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
+	static uint8 *buckets[ABT_SKETCH_MAX_COLS];
 
 	abt_sketch_lock_mode(op, rel, NULL, false);
 	for (int i = 0; i < op->ncols; i++)
@@ -557,19 +558,27 @@ abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 		AbtSketchCol *c = &op->cols[i];
 		bool		lost = chll_set_lost(abt_sketch_data(BufferGetPage(c->bufs[0])));
 
+		/*
+		 * The chunks' buckets are kept by the view as each changes first:
+		 * copying the chunk pages whole at every flush was 2% of an insert,
+		 * for a few buckets changed.  The set's groups are copied here.
+		 */
+		if (buckets[i] == NULL)
+			buckets[i] = MemoryContextAlloc(TopMemoryContext,
+											(Size) CHLL_BUCKET_SIZE << ABT_SKETCH_MAX_LOG2M);
+		c->view.bucket_before = buckets[i];
 		for (int page = 1; page < op->lay.pages; page++)
 		{
-			if (!BufferIsValid(c->bufs[page]) || (lost && page >= op->lay.first_setpage))
+			if (runs[i][page] == NULL)
+				runs[i][page] = MemoryContextAlloc(TopMemoryContext, 1 + 2 * ABT_SKETCH_SPACE);
+			c->runs[page] = runs[i][page];
+			if (page < op->lay.first_setpage || !BufferIsValid(c->bufs[page]) || lost)
 				continue;
 			if (before[i][page] == NULL)
-			{
 				before[i][page] = MemoryContextAlloc(TopMemoryContext, ABT_SKETCH_SPACE);
-				runs[i][page] = MemoryContextAlloc(TopMemoryContext, 1 + 2 * ABT_SKETCH_SPACE);
-			}
 			c->before[page] = before[i][page];
 			memcpy(c->before[page], abt_sketch_data(BufferGetPage(c->bufs[page])),
 				   ABT_SKETCH_SPACE);
-			c->runs[page] = runs[i][page];
 		}
 	}
 }

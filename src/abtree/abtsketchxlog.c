@@ -80,11 +80,12 @@ abt_sketch_diff_runs(uint8 *buf, int *len, const uint8 *before, const uint8 *now
 /*
  * A page locked by abt_sketch_lock_batch: the changed bytes of each of its
  * n changed units (bucket records or set groups of size bytes, numbered
- * within the page), against the copy taken at lock time.
+ * within the page), against before, the page's units as they were at lock
+ * time.
  */
 static void
-abt_sketch_register_diffs(AbtSketchCol *c, int page, const uint16 *units, int n, int size,
-						  int block_id)
+abt_sketch_register_diffs(AbtSketchCol *c, int page, const uint8 *before, const uint16 *units,
+						  int n, int size, int block_id)
 {
 	uint8	   *runs = c->runs[page];
 	uint8	   *now = abt_sketch_data(BufferGetPage(c->bufs[page]));
@@ -95,7 +96,7 @@ abt_sketch_register_diffs(AbtSketchCol *c, int page, const uint16 *units, int n,
 	{
 		int			off = units[j] * size;
 
-		abt_sketch_diff_runs(runs, &len, c->before[page] + off, now + off, size, off);
+		abt_sketch_diff_runs(runs, &len, before + off, now + off, size, off);
 	}
 	XLogRegisterBufData(block_id, (char *) runs, len);
 }
@@ -132,9 +133,13 @@ abt_sketch_register_chunk(AbtSketchCol *c, int chunk, int block_id)
 	int			len = 1;
 
 	XLogRegisterBuffer(block_id, c->bufs[chunk + 1], REGBUF_STANDARD);
-	if (c->before[chunk + 1] != NULL)
+	if (c->view.bucket_before != NULL)
 	{
-		abt_sketch_register_diffs(c, chunk + 1, idx + 1, idx[0], CHLL_BUCKET_SIZE, block_id);
+		/* abt_sketch_lock_batch: the view kept each bucket before its change */
+		abt_sketch_register_diffs(c, chunk + 1,
+								  c->view.bucket_before +
+								  (Size) chunk * ABT_SKETCH_PER_CHUNK * CHLL_BUCKET_SIZE,
+								  idx + 1, idx[0], CHLL_BUCKET_SIZE, block_id);
 		return;
 	}
 	c->bucket_runs[0] = ABT_SKETCH_RUNS;
@@ -178,8 +183,8 @@ abt_sketch_register_set_page(const AbtSketchLayout *lay, AbtSketchCol *c, int s,
 		for (int g = first; g < first + n; g++)
 			if (c->set_dirty[g / 8] & (1 << (g % 8)))
 				groups[ng++] = g - first;
-		abt_sketch_register_diffs(c, lay->first_setpage + s, groups, ng, CHLL_SET_GROUP_SIZE,
-								  block_id);
+		abt_sketch_register_diffs(c, lay->first_setpage + s, c->before[lay->first_setpage + s],
+								  groups, ng, CHLL_SET_GROUP_SIZE, block_id);
 		return;
 	}
 	c->group_runs[0] = ABT_SKETCH_RUNS;

@@ -192,6 +192,8 @@ typedef struct ChllView
 	uint8	   *set[CHLL_VIEW_MAX_CHUNKS];
 	int			groups_per_set;
 	uint8	   *dirty;
+	uint8	   *bucket_before;	/* NULL, or each touched bucket's bytes before
+								 * its first change (needs dirty) */
 	uint8	   *set_dirty;
 	int			set_range[2];	/* slots written in the set, for one-group ops */
 	int			ovf_lo;

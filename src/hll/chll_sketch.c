@@ -140,12 +140,22 @@ view_ovf_used(ChllView *v)
 	return chll_get16(v->hdr + CHLL_OFF_OVF_USED);
 }
 
-/* Note changes for a caller that logs them */
+/*
+ * Note changes for a caller that logs them, and for one that asked for it,
+ * keep the bucket's bytes as they were before its first change.  Every
+ * change of a bucket's bytes comes after this call for that bucket.
+ */
 static inline void
 touch_bucket(ChllView *v, int bucket)
 {
-	if (v->dirty)
-		v->dirty[bucket / 8] |= (uint8) (1 << (bucket % 8));
+	uint8		bit = (uint8) (1 << (bucket % 8));
+
+	if (v->dirty == NULL)
+		return;
+	if (v->bucket_before != NULL && (v->dirty[bucket / 8] & bit) == 0)
+		memcpy(v->bucket_before + (Size) bucket * CHLL_BUCKET_SIZE, view_bucket(v, bucket),
+			   CHLL_BUCKET_SIZE);
+	v->dirty[bucket / 8] |= bit;
 }
 
 static inline void
@@ -596,8 +606,8 @@ view_reset(ChllView *v)
 			continue;
 		if (chll_get32(view_bucket(v, i)) != 0 || slots_top(view_slot(v, i, 0)) >= 0)
 		{
-			memset(view_bucket(v, i), 0, CHLL_BUCKET_SIZE);
 			touch_bucket(v, i);
+			memset(view_bucket(v, i), 0, CHLL_BUCKET_SIZE);
 		}
 	}
 }

@@ -55,6 +55,25 @@ $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 verify_standby_like_primary($primary, $standby, 200000, 300000, qw(t_k t_kw t_pad));
 same_sketches($primary, $standby, 'standby', qw(t_k t_pad));
 
+# A sketch at its overflow array's cap: a promotion demotes an entry of
+# another bucket.  A flush's record carries each changed bucket's bytes
+# against that bucket as the view kept it before its first change
+# (chll's touch_bucket), the demoted buckets too: a bucket changed before
+# it was kept would replay wrong, and wal_consistency_checking stops the
+# standby.  1,000 values, 150 rows each: every value's slot counts past
+# 128 and wants an entry, and 512 buckets hold 512.
+$primary->safe_psql('postgres', q{
+CREATE TABLE lc (a int) WITH (autovacuum_enabled = off);
+CREATE INDEX lc_a ON lc USING abtree (a);
+INSERT INTO lc SELECT g % 1000 FROM generate_series(1, 150000) g;
+INSERT INTO lc SELECT g % 1100 FROM generate_series(1, 20000) g;});
+is($primary->safe_psql('postgres', q{
+SELECT (x).overflow_used = (x).overflow_capacity
+  FROM (SELECT chll_info(abtree_sketch('lc_a', 1)) AS x) s}), 't',
+	'the overflow array is full');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+same_sketches($primary, $standby, 'standby at the cap', qw(lc_a));
+
 # A session inserts 30 rows (fewer than a flush) in a transaction it keeps
 # open, after $then; a committed insert after it puts its INSERT_LEAF
 # records on disk; then the primary crashes.
