@@ -60,7 +60,20 @@ abt_sketch_diff_runs(uint8 *buf, int *len, const uint8 *before, const uint8 *now
 	{
 		int			end;
 		int			j;
+		uint64		wb;
+		uint64		wn;
 
+		/* a bucket's change is a few bytes of 36: skip equal words whole */
+		if (i + (int) sizeof(uint64) <= n)
+		{
+			memcpy(&wb, before + i, sizeof(uint64));
+			memcpy(&wn, now + i, sizeof(uint64));
+			if (wb == wn)
+			{
+				i += sizeof(uint64);
+				continue;
+			}
+		}
 		if (before[i] == now[i])
 		{
 			i++;
