@@ -614,22 +614,17 @@ static OffsetNumber
 abt_batch_downlink_after(AbtBatch *b, const AbtBatchPage *prev, int up,
 						 const AbtBatchPage *child, uint16 level)
 {
-	Page		page = BufferGetPage(b->pages[up].buf);
-	BlockNumber cblk = BufferGetBlockNumber(child->buf);
+	Buffer		buf = b->pages[up].buf;
 	const AbtStackEntry *at = child->path ? abt_batch_path_at(child->path, level) : NULL;
-	OffsetNumber off = AbtFirstDataOffset(AbtPageGetOpaque(page));
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber hint = InvalidOffsetNumber;
+	OffsetNumber from = FirstOffsetNumber;
 
 	if (prev != NULL && prev->up == up)
-		off = OffsetNumberNext(prev->upoff);
-	if (at != NULL && at->blkno == BufferGetBlockNumber(b->pages[up].buf) &&
-		at->off >= off && at->off <= maxoff &&
-		AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, at->off))) == cblk)
-		return at->off;
-	for (; off <= maxoff; off++)
-		if (AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))) == cblk)
-			return off;
-	return InvalidOffsetNumber;
+		from = OffsetNumberNext(prev->upoff);
+	if (at != NULL && at->blkno == BufferGetBlockNumber(buf))
+		hint = at->off;
+	return abt_find_downlink_from(BufferGetPage(buf), BufferGetBlockNumber(child->buf), hint,
+								  from);
 }
 
 /*

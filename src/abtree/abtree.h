@@ -379,6 +379,8 @@ extern Buffer abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf);
 extern Buffer abt_lock_parent(Relation rel, AbtStack *stack, int level_index,
 							  BlockNumber child, int mode, OffsetNumber *off);
 extern OffsetNumber abt_find_downlink(Page page, BlockNumber child, OffsetNumber hint);
+extern OffsetNumber abt_find_downlink_from(Page page, BlockNumber child, OffsetNumber hint,
+										   OffsetNumber from);
 extern OffsetNumber abt_find_leaf_entry(Relation rel, AbtKey *key, Page page);
 extern int	abt_lock_ancestors(Relation rel, Buffer buf, Buffer *up);
 extern int	abt_lock_path_to_root(Relation rel, AbtStack *stack, Buffer leaf, Buffer *path,

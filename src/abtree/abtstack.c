@@ -274,21 +274,33 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 	}
 }
 
+/*
+ * The downlink to child on an internal page at offset from or right of it
+ * (try hint first), or Invalid.  A caller that knows child's downlink is
+ * not left of from (a batched flush, whose children come left to right)
+ * saves the scan of the offsets before it.
+ */
+OffsetNumber
+abt_find_downlink_from(Page page, BlockNumber child, OffsetNumber hint, OffsetNumber from)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+
+	from = Max(from, AbtFirstDataOffset(AbtPageGetOpaque(page)));
+	if (hint >= from && hint <= maxoff &&
+		AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, hint))) == child)
+		return hint;
+	for (off = from; off <= maxoff; off++)
+		if (AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))) == child)
+			return off;
+	return InvalidOffsetNumber;
+}
+
 /* The downlink to child on an internal page (try hint first), or Invalid. */
 OffsetNumber
 abt_find_downlink(Page page, BlockNumber child, OffsetNumber hint)
 {
-	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(page));
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	OffsetNumber off;
-
-	if (hint >= first && hint <= maxoff &&
-		AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, hint))) == child)
-		return hint;
-	for (off = first; off <= maxoff; off++)
-		if (AbtDownlinkGetChild((IndexTuple) PageGetItem(page, PageGetItemId(page, off))) == child)
-			return off;
-	return InvalidOffsetNumber;
+	return abt_find_downlink_from(page, child, hint, FirstOffsetNumber);
 }
 
 /*
