@@ -137,27 +137,29 @@ abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
 #endif
 
 /*
- * An internal page on the way down, share-locked; copied if that lock had
- * to wait (owner != 0).
+ * An internal page on the way down, share-locked (owner != 0: through
+ * copies).  It is copied if that lock had to wait, or if the backend has a
+ * copy of it that was found stale: a page once waited for stays copied
+ * across its splits, instead of being locked by every descent until one of
+ * them waits again (which was most of the locked steps with two clients).
  */
 static Buffer
-abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner)
+abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 {
 	Buffer		buf = abt_read_hinted(rel, blkno);
+	bool		copy = stale;
 
-	if (owner != 0 &&
-		!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
-								  LW_SHARED))
-	{
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(rel, buf);
-		if (!AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(buf))))
-			abt_copy_save(owner, buf);
-		return buf;
-	}
 	if (owner == 0)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	else if (!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+									   LW_SHARED))
+	{
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		copy = true;
+	}
 	abt_check_page(rel, buf);
+	if (copy && !AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(buf))))
+		abt_copy_save(owner, buf);
 	return buf;
 }
 
@@ -212,6 +214,8 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 		}
 		else
 		{
+			bool		stale = pc != NULL;
+
 			pc = NULL;
 			if (stack->depth == 0)
 			{
@@ -223,7 +227,7 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 					abt_copy_save(owner, buf);
 			}
 			else
-				buf = abt_lock_for_descent(rel, blkno, owner);
+				buf = abt_lock_for_descent(rel, blkno, owner, stale);
 			page = BufferGetPage(buf);
 		}
 		opaque = AbtPageGetOpaque(page);
