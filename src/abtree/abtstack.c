@@ -13,6 +13,7 @@
  */
 #include "abtree.h"
 
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "utils/memutils.h"
@@ -32,20 +33,27 @@
  * in the middle of a descent (a comparison function can process
  * invalidations).  Not for pbtree's partitions or temporary indexes.
  */
-#define ABT_PAGE_COPIES		32
+#define ABT_PAGE_COPIES		256		/* a power of 2 */
+#define ABT_COPY_WAYS		4		/* slots a page may take; a power of 2 */
 
 typedef struct AbtPageCopy
 {
-	uint64		owner;			/* AbtIndexInfo.copy_owner; 0: empty */
+	uint64		owner;			/* AbtIndexInfo.copy_owner */
 	uint64		version;		/* moves at every save into the slot */
 	BlockNumber blkno;
 	PGAlignedBlock page;
 } AbtPageCopy;
 
-static AbtPageCopy *abt_copies = NULL;
+/*
+ * Slots in sets of four by hash of (owner, block), each allocated at its
+ * first save: a backend pays 8 kB for each page it had to wait for, up to
+ * 2 MB.  (32 slots, reused in turn, were fewer than the pages above the
+ * leaves of a 4M-row index, 83: each wait then evicted a copy that a later
+ * descent waited for again.)
+ */
+static AbtPageCopy **abt_copies = NULL;
 static uint64 abt_copy_owners = 0;
 static uint64 abt_copy_versions = 0;
-static int	abt_copy_victim = 0;
 
 /* Whose copies a descent for key in rel uses, or 0 for none. */
 static uint64
@@ -60,18 +68,33 @@ abt_copy_owner(Relation rel, AbtKey *key)
 	return info->copy_owner;
 }
 
+/* The first of the ABT_COPY_WAYS slots where (owner, blkno) may be. */
+static inline AbtPageCopy **
+abt_copy_set(uint64 owner, BlockNumber blkno)
+{
+	uint32		h = murmurhash32((uint32) owner * 0x9E3779B1u ^ blkno);
+
+	return &abt_copies[h & (ABT_PAGE_COPIES - ABT_COPY_WAYS)];
+}
+
 static AbtPageCopy *
 abt_copy_find(uint64 owner, BlockNumber blkno)
 {
+	AbtPageCopy **set;
+
 	if (abt_copies == NULL || owner == 0)
 		return NULL;
-	for (int i = 0; i < ABT_PAGE_COPIES; i++)
-		if (abt_copies[i].owner == owner && abt_copies[i].blkno == blkno)
-			return &abt_copies[i];
+	set = abt_copy_set(owner, blkno);
+	for (int i = 0; i < ABT_COPY_WAYS; i++)
+		if (set[i] != NULL && set[i]->owner == owner && set[i]->blkno == blkno)
+			return set[i];
 	return NULL;
 }
 
-/* Copy the internal page share-locked in buf. */
+/*
+ * Copy the internal page share-locked in buf: into its own slot, else an
+ * empty one of its set, else the one saved longest ago.
+ */
 static void
 abt_copy_save(uint64 owner, Buffer buf)
 {
@@ -80,12 +103,19 @@ abt_copy_save(uint64 owner, Buffer buf)
 
 	if (abt_copies == NULL)
 		abt_copies = MemoryContextAllocZero(TopMemoryContext,
-											sizeof(AbtPageCopy) * ABT_PAGE_COPIES);
+											sizeof(AbtPageCopy *) * ABT_PAGE_COPIES);
 	pc = abt_copy_find(owner, blkno);
 	if (pc == NULL)
 	{
-		pc = &abt_copies[abt_copy_victim];
-		abt_copy_victim = (abt_copy_victim + 1) % ABT_PAGE_COPIES;
+		AbtPageCopy **set = abt_copy_set(owner, blkno);
+		AbtPageCopy **victim = &set[0];
+
+		for (int i = 0; i < ABT_COPY_WAYS && *victim != NULL; i++)
+			if (set[i] == NULL || set[i]->version < (*victim)->version)
+				victim = &set[i];
+		if (*victim == NULL)
+			*victim = MemoryContextAlloc(TopMemoryContext, sizeof(AbtPageCopy));
+		pc = *victim;
 	}
 	pc->owner = owner;
 	pc->blkno = blkno;
@@ -138,10 +168,12 @@ abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
 
 /*
  * An internal page on the way down, share-locked (owner != 0: through
- * copies).  It is copied if that lock had to wait, or if the backend has a
- * copy of it that was found stale: a page once waited for stays copied
- * across its splits, instead of being locked by every descent until one of
- * them waits again (which was most of the locked steps with two clients).
+ * copies), or InvalidBuffer when the backend has a stale copy of it and
+ * its lock would have to wait: the caller routes through the stale copy,
+ * a descent that read the page before its last changes (README, "Copies
+ * of internal pages").  Otherwise the page is copied if its lock had to
+ * wait, or if the backend's copy was stale, so that a page once waited for
+ * stays copied across its splits.
  */
 static Buffer
 abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
@@ -154,6 +186,11 @@ abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 	else if (!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
 									   LW_SHARED))
 	{
+		if (stale)
+		{
+			ReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		copy = true;
 	}
@@ -214,7 +251,7 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 		}
 		else
 		{
-			bool		stale = pc != NULL;
+			AbtPageCopy *stale = pc;
 
 			pc = NULL;
 			if (stack->depth == 0)
@@ -227,8 +264,16 @@ abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack)
 					abt_copy_save(owner, buf);
 			}
 			else
-				buf = abt_lock_for_descent(rel, blkno, owner, stale);
-			page = BufferGetPage(buf);
+				buf = abt_lock_for_descent(rel, blkno, owner, stale != NULL);
+			if (BufferIsValid(buf))
+				page = BufferGetPage(buf);
+			else
+			{
+				/* busy, and we have a stale copy: route through it */
+				pc = stale;
+				page = pc->page.data;
+				version = pc->version;
+			}
 		}
 		opaque = AbtPageGetOpaque(page);
 
