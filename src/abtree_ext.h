@@ -72,6 +72,7 @@ extern int	abt_debug_pass_pause;
 extern int	abt_debug_pass_pause_level;
 extern int	abt_debug_pass_error_level;
 extern bool abt_debug_path_record;
+extern bool abt_debug_stale_copies;
 extern int	abt_debug_sample_pause;
 extern int	abt_debug_repair_pause;
 extern int	abt_debug_build_merge_runs;

@@ -25,6 +25,7 @@ const char *const abt_guc_names[] = {
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
 	"abtree.debug_path_record",
+	"abtree.debug_stale_copies",
 	"abtree.debug_redo",
 	"abtree.debug_repair_pause",
 	"abtree.debug_sample_pause",
@@ -93,6 +94,13 @@ int			abt_debug_pass_error_level = -1;
  * states that crash recovery must repair (TAP 024).  Never off for real.
  */
 bool		abt_debug_path_record = true;
+
+/*
+ * Testing aid: writers' descents copy every internal page they lock and
+ * route through a stale copy as if the page's lock were busy (abtstack.c),
+ * so that a test reaches that path without timing.
+ */
+bool		abt_debug_stale_copies = false;
 
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
@@ -283,6 +291,15 @@ abt_define_gucs(void)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.debug_stale_copies",
+							 "Testing aid: writers' descents route through stale copies of internal pages.",
+							 "On makes an abtree writer's descent copy every internal page it locks, and route through its copy of a page that changed since (as it does when the page's lock is busy) instead of locking it again.",
+							 &abt_debug_stale_copies,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("abtree.debug_path_record",
 							 "Testing aid: off lets a standby see a downlink lighter than its child.",

@@ -178,9 +178,12 @@ abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
 static Buffer
 abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 {
-	Buffer		buf = abt_read_hinted(rel, blkno);
-	bool		copy = stale;
+	Buffer		buf;
+	bool		copy = stale || (owner != 0 && abt_debug_stale_copies);
 
+	if (stale && abt_debug_stale_copies)
+		return InvalidBuffer;
+	buf = abt_read_hinted(rel, blkno);
 	if (owner == 0)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 	else if (!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
