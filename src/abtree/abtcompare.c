@@ -300,6 +300,24 @@ abt_binsrch_internal(Relation rel, AbtKey *key, Page page)
 	return abt_binsrch(rel, key, page, first + 1, PageGetMaxOffsetNumber(page) + 1) - 1;
 }
 
+/*
+ * Is off the downlink abt_binsrch_internal would follow for key?  Two
+ * comparisons: the downlink's key is < key (or it is the first, minus
+ * infinity), and the next one's is >= key (or there is none).
+ */
+bool
+abt_internal_offset_holds(Relation rel, AbtKey *key, Page page, OffsetNumber off)
+{
+	OffsetNumber first = AbtFirstDataOffset(AbtPageGetOpaque(page));
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	if (off < first || off > maxoff)
+		return false;
+	if (off > first && abt_compare(rel, key, page, off) <= 0)
+		return false;
+	return off == maxoff || abt_compare(rel, key, page, off + 1) <= 0;
+}
+
 /* Has the key moved right of this page (key > high key)? */
 bool
 abt_key_beyond_page(Relation rel, AbtKey *key, Page page)

@@ -111,11 +111,12 @@ abt_pass_drop_levels(AbtPass *pass)
 
 /*
  * The downlink to follow on the locked internal page buf.  Phase 1 found it
- * on this page moments ago: if the page's SID has not moved since, no item
- * of it changed (every change of an item moves the SID, the assumption the
- * pass's checks rest on too), so the same search would give the same
- * offset.  Issue 22: the second search was a tenth of an insert with the
- * leaf's.  Assertion builds check the hint against the search.
+ * on this page moments ago, or on its copy: if the page's SID has not moved
+ * since, no item of it changed (every change of an item moves the SID, the
+ * assumption the pass's checks rest on too), so the same search would give
+ * the same offset; two comparisons confirm it (below).  Issue 22: the second
+ * search was a tenth of an insert with the leaf's.  Assertion builds check
+ * the hint against the search.
  */
 static OffsetNumber
 abt_pass_downlink(AbtPass *pass, Buffer buf)
@@ -127,7 +128,13 @@ abt_pass_downlink(AbtPass *pass, Buffer buf)
 	{
 		const AbtStackEntry *e = &pass->hint->stack.e[i];
 
-		if (e->blkno == blkno && e->sid == AbtPageGetOpaque(page)->sid)
+		/*
+		 * The SID is 16 bits: a copy of the page that phase 1 routed
+		 * through (abtstack.c) can be old enough for the page's SID to have
+		 * come back to the copy's, so the offset is checked, not trusted.
+		 */
+		if (e->blkno == blkno && e->sid == AbtPageGetOpaque(page)->sid &&
+			abt_internal_offset_holds(pass->rel, pass->key, page, e->off))
 		{
 			Assert(e->off == abt_binsrch_internal(pass->rel, pass->key, page));
 			return e->off;

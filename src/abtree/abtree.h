@@ -336,6 +336,8 @@ extern void abt_key_set_proc(AbtKeyAttr *attr, Oid proc);
 extern OffsetNumber abt_binsrch_leaf(Relation rel, AbtKey *key, Page page);
 extern void abt_page_add(Page page, IndexTuple itup, OffsetNumber off);
 extern OffsetNumber abt_binsrch_internal(Relation rel, AbtKey *key, Page page);
+extern bool abt_internal_offset_holds(Relation rel, AbtKey *key, Page page,
+									  OffsetNumber off);
 extern bool abt_key_beyond_page(Relation rel, AbtKey *key, Page page);
 extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
