@@ -26,9 +26,11 @@
  * writer's descent queued behind it for share locks there (issue 22: the
  * root had 73% of the waits of two inserting clients, and the level above
  * the leaves most of the rest).  The root is copied whenever a descent
- * locks it, other internal pages when their share lock had to wait.  A
- * few copies per backend, in slots that are never freed: a slot belongs to
- * an index while it names the owner number its AbtIndexInfo drew (never
+ * locks it, other internal pages when their share lock had to wait, and
+ * again when a descent locks a page whose copy it found stale; a stale copy
+ * of a page other than the root routes the descent when the page's lock is
+ * busy.  Copies per backend in slots that are never freed: a slot belongs
+ * to an index while it names the owner number its AbtIndexInfo drew (never
  * reused), so a slot outlives the AbtIndexInfo, which the relcache may free
  * in the middle of a descent (a comparison function can process
  * invalidations).  Not for pbtree's partitions or temporary indexes.
