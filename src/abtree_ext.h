@@ -114,6 +114,8 @@ typedef struct AbtSharedState
 	/* weight_protocol = batched: VALID_BATCH records and the entries in them */
 	pg_atomic_uint64 batch_records;
 	pg_atomic_uint64 batch_entries;
+	/* groups locked again: room was left for a lost set that came back */
+	pg_atomic_uint64 batch_retries;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed

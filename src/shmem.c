@@ -76,6 +76,7 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->insert_one_record, 0);
 		pg_atomic_init_u64(&abt_shared->batch_records, 0);
 		pg_atomic_init_u64(&abt_shared->batch_entries, 0);
+		pg_atomic_init_u64(&abt_shared->batch_retries, 0);
 		pg_atomic_init_u32(&abt_shared->recovered, 0);
 		pg_atomic_init_u64(&abt_shared->recovery_raised, 0);
 		pg_atomic_init_u64(&abt_shared->swr_scans, 0);

@@ -80,6 +80,7 @@ abtree_status(PG_FUNCTION_ARGS)
 			   u64_text(&abt_shared->insert_one_record));
 	status_row(rsinfo, "weights", "batch_records", u64_text(&abt_shared->batch_records));
 	status_row(rsinfo, "weights", "batch_entries", u64_text(&abt_shared->batch_entries));
+	status_row(rsinfo, "weights", "batch_retries", u64_text(&abt_shared->batch_retries));
 	status_row(rsinfo, "weights", "recovery_raised",
 			   u64_text(&abt_shared->recovery_raised));
 	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));

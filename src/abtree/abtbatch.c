@@ -767,23 +767,32 @@ abt_batch_add_weights(AbtBatch *b, MvsWriter *versions)
 	}
 }
 
-static void
+static bool
 abt_batch_apply(AbtBatch *b)
 {
 	Relation	rel = b->rel;
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
-	AbtSketchHashes *hashes = palloc(sizeof(AbtSketchHashes) * b->n);
+	AbtSketchHashes *hashes;
 	MvsWriter	versions;
 	AbtSketchOp sketch;
+	int			nsketch;
 	int			made = 0;
 
+	abt_sketch_lock_batch(&sketch, rel);
+	nsketch = abt_sketch_held_blocks(&sketch);
+	if (b->npages > XLR_MAX_BLOCK_ID - nsketch)
+	{
+		/* room was left for a lost set that is back (abt_batch_max_pages) */
+		abt_sketch_release(&sketch);
+		abt_count(batch_retries);
+		return false;
+	}
+	hashes = palloc(sizeof(AbtSketchHashes) * b->n);
 	for (int j = 0; j < b->n; j++)
 		abt_sketch_hash_tuple(rel, b->e[j].itup, &hashes[j]);
 	mvs_writer_begin(&versions, rel);
-	abt_xlog_reserve(rel, b->npages - 1 + abt_sketch_max_blocks(rel),
-					 b->npages + abt_sketch_max_rdatas(rel));
-	abt_sketch_lock_batch(&sketch, rel);
+	abt_xlog_reserve(rel, b->npages - 1 + nsketch, b->npages + abt_sketch_max_rdatas(rel));
 	START_CRIT_SECTION();
 	abt_batch_add_weights(b, &versions);
 	for (int j = 0; j < b->n; j++)
@@ -814,6 +823,7 @@ abt_batch_apply(AbtBatch *b)
 	pfree(hashes);
 	abt_count(batch_records);
 	pg_atomic_fetch_add_u64(&abt_shared->batch_entries, made);
+	return true;
 }
 
 /* Write the group's record: its pages' data say what redo redoes on each. */
@@ -889,11 +899,14 @@ abt_batch_sort(Relation rel, AbtPendingIndex *p, AbtKey *keys)
 /*
  * How many pages of the tree a record may name: the sketches' come first,
  * and abt_xlog_reserve asks room for one block more than it is given.
+ * A lost exact set's pages are left out (abt_sketch_batch_blocks): after
+ * the first batch, a large index's records name two more leaves or
+ * parents per sketched column, and need fewer records.
  */
 static int
 abt_batch_max_pages(Relation rel)
 {
-	return XLR_MAX_BLOCK_ID - abt_sketch_max_blocks(rel);
+	return XLR_MAX_BLOCK_ID - abt_sketch_batch_blocks(rel);
 }
 
 /*
@@ -904,20 +917,28 @@ abt_batch_max_pages(Relation rel)
  * half the leaves.
  */
 static int
-abt_batch_group(AbtBatch *b, AbtPendingEntry *e, int n, int maxpages)
+abt_batch_group(AbtBatch *b, AbtPendingEntry *e, int n)
 {
 	int			maxleaves = XLR_MAX_BLOCK_ID + 1;
 
 	for (;;)
 	{
+		int			maxpages = abt_batch_max_pages(b->rel);
+
+		if (maxpages < 2)
+			return 0;			/* sketches with many pages leave no room */
 		b->e = e;
 		b->npages = 0;
 		b->n = abt_batch_lock_leaves(b, n, maxpages, maxleaves);
 		if (abt_batch_lock_path(b, maxpages))
 		{
-			abt_batch_apply(b);
+			bool		done = abt_batch_apply(b);
+
 			abt_batch_release(b);
-			return b->n;
+			if (done)
+				return b->n;
+			/* a set came back: the same leaves, if they fit the smaller room */
+			continue;
 		}
 		/* the paths were older than the tree: fewer leaves */
 		maxleaves = b->nleaves / 2;
@@ -939,7 +960,6 @@ abt_batch_flush_index(Relation rel, AbtPendingIndex *p)
 {
 	AbtBatch   *b;
 	int			n = p->n;
-	int			maxpages = abt_batch_max_pages(rel);
 	AbtKey	  **sorted;
 
 	/*
@@ -966,8 +986,7 @@ abt_batch_flush_index(Relation rel, AbtPendingIndex *p)
 		int			done;
 
 		b->keys = sorted + i;
-		/* sketches with many pages (many buckets, columns) leave no room */
-		done = maxpages >= 2 ? abt_batch_group(b, p->e, p->n, maxpages) : 0;
+		done = abt_batch_group(b, p->e, p->n);
 		if (done == 0)
 		{
 			abt_validate_entry(rel, sorted[i], p->e[0].w);

@@ -835,6 +835,8 @@ extern void abt_sketch_build_add(Relation index, AbtSketchBuild *sb, Datum *valu
 extern void abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
 extern void abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one);
 extern void abt_sketch_lock_batch(AbtSketchOp *op, Relation rel);
+extern int	abt_sketch_batch_blocks(Relation rel);
+extern int	abt_sketch_held_blocks(const AbtSketchOp *op);
 extern int	abt_sketch_add_max_blocks(Relation rel);
 extern int	abt_sketch_narrow_max_blocks(Relation rel);
 extern void abt_sketch_none(AbtSketchOp *op, Relation rel);

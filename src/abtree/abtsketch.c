@@ -455,7 +455,8 @@ abt_sketch_lock_set(AbtSketchCol *c, const AbtSketchLayout *lay, Relation rel,
  * (one == NULL), every page.  Columns the entry has NULL in are left alone.
  */
 static void
-abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, bool narrow)
+abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, bool narrow,
+					 bool batch)
 {
 	AbtIndexInfo *info = abt_sketch_info(rel);
 	const AbtSketchLayout *lay = &op->lay;
@@ -496,7 +497,8 @@ abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, 
 				continue;
 			c->bufs[chunk] = abt_sketch_lock_page(rel, first + chunk, BUFFER_LOCK_EXCLUSIVE);
 		}
-		abt_sketch_lock_set(c, lay, rel, first, one);
+		if (!(batch && chll_set_lost(hdr)))
+			abt_sketch_lock_set(c, lay, rel, first, one);
 
 		c->view.log2m = lay->log2m;
 		c->view.hdr = hdr;
@@ -526,23 +528,104 @@ abt_sketch_lock_mode(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one, 
 void
 abt_sketch_lock(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
 {
-	abt_sketch_lock_mode(op, rel, one, false);
+	abt_sketch_lock_mode(op, rel, one, false, false);
 }
 
 /* Head, one chunk and one set page per column, whatever happens (tall trees) */
 void
 abt_sketch_lock_narrow(AbtSketchOp *op, Relation rel, const AbtSketchHashes *one)
 {
-	abt_sketch_lock_mode(op, rel, one, true);
+	abt_sketch_lock_mode(op, rel, one, true, false);
 }
 
 /*
- * For a batch of inserts (abtbatch.c): every page, as for VACUUM, and a
- * copy of the bytes of each chunk page and, while the set lasts, each set
- * page, so that WAL carries the bytes that changed in the buckets and
- * groups, not each whole (abtsketchxlog.c).  The room for the copies and
- * their WAL runs is allocated once per backend, outside any critical
- * section, and reused: one batch at a time holds it.
+ * Which sketched columns' exact sets this backend last found lost, for a
+ * few indexes (by their storage).  A batch's record leaves out the set
+ * pages of a lost set, which adds do not change, so its room for pages of
+ * the tree can count on that (abt_sketch_batch_blocks).  Only a hint: a
+ * set comes back when VACUUM empties the sketch, and abtbatch.c checks
+ * what abt_sketch_lock_batch held against the room it left.  Not in
+ * AbtIndexInfo, which every VACUUM's statistics update invalidates.
+ */
+#define ABT_LOST_HINTS	8
+
+typedef struct AbtLostHint
+{
+	Oid			relfile;
+	uint16		lost;
+} AbtLostHint;
+
+static AbtLostHint abt_lost_hints[ABT_LOST_HINTS];
+static int	abt_lost_next = 0;
+
+static AbtLostHint *
+abt_sketch_lost_hint(Relation rel)
+{
+	for (int i = 0; i < ABT_LOST_HINTS; i++)
+		if (abt_lost_hints[i].relfile == abt_file_rel(rel))
+			return &abt_lost_hints[i];
+	return NULL;
+}
+
+static void
+abt_sketch_note_lost(Relation rel, uint16 lost)
+{
+	AbtLostHint *h = abt_sketch_lost_hint(rel);
+
+	if (h == NULL)
+	{
+		if (lost == 0)
+			return;				/* no entry says the same */
+		h = &abt_lost_hints[abt_lost_next];
+		abt_lost_next = (abt_lost_next + 1) % ABT_LOST_HINTS;
+		h->relfile = abt_file_rel(rel);
+	}
+	h->lost = lost;
+}
+
+/*
+ * The sketch pages a batch's record may name: every page of each sketched
+ * column's sketch, but the set pages of those this backend last found lost.
+ */
+int
+abt_sketch_batch_blocks(Relation rel)
+{
+	AbtIndexInfo *info = abt_sketch_info(rel);
+	AbtLostHint *h = abt_sketch_lost_hint(rel);
+	int			n = 0;
+
+	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
+	{
+		if ((info->sketch_mask & (1 << k)) == 0)
+			continue;
+		n += ABT_SKETCH_PAGES(info->sketch_log2m);
+		if (h != NULL && (h->lost & (1 << k)) != 0)
+			n -= ABT_SKETCH_SETPAGES(info->sketch_log2m);
+	}
+	return n;
+}
+
+/* The pages an operation holds: an upper bound of those its record names */
+int
+abt_sketch_held_blocks(const AbtSketchOp *op)
+{
+	int			n = 0;
+
+	for (int i = 0; i < op->ncols; i++)
+		for (int page = 0; page < op->lay.pages; page++)
+			n += BufferIsValid(op->cols[i].bufs[page]) ? 1 : 0;
+	return n;
+}
+
+/*
+ * For a batch of inserts (abtbatch.c): every page, as for VACUUM, except
+ * the set pages of a lost set (adds leave them alone), and a copy of the
+ * bytes of each chunk page and, while the set lasts, each set page, so
+ * that WAL carries the bytes that changed in the buckets and groups, not
+ * each whole (abtsketchxlog.c).  The room for the copies and their WAL
+ * runs is allocated once per backend, outside any critical section, and
+ * reused: one batch at a time holds it.  Notes which sets it found lost
+ * (abt_sketch_batch_blocks).
  */
 void
 abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
@@ -551,12 +634,16 @@ abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 	static uint8 *before[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
 	static uint8 *runs[ABT_SKETCH_MAX_COLS][ABT_SKETCH_MAX_PAGES];
 	static uint8 *buckets[ABT_SKETCH_MAX_COLS];
+	uint16		lost_mask = 0;
 
-	abt_sketch_lock_mode(op, rel, NULL, false);
+	abt_sketch_lock_mode(op, rel, NULL, false, true);
 	for (int i = 0; i < op->ncols; i++)
 	{
 		AbtSketchCol *c = &op->cols[i];
 		bool		lost = chll_set_lost(abt_sketch_data(BufferGetPage(c->bufs[0])));
+
+		if (lost)
+			lost_mask |= 1 << c->k;
 
 		/*
 		 * The chunks' buckets are kept by the view as each changes first:
@@ -581,6 +668,7 @@ abt_sketch_lock_batch(AbtSketchOp *op, Relation rel)
 				   ABT_SKETCH_SPACE);
 		}
 	}
+	abt_sketch_note_lost(rel, lost_mask);
 }
 
 /* An operation that changes no sketch */
