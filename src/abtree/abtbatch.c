@@ -50,6 +50,7 @@ typedef struct AbtPendingEntry
 	uint64		w;
 	SubTransactionId subid;
 	AbtPosHint	hint;			/* phase 1's way there and place, if no split */
+	AbtSketchHashes hashes;		/* for the sketches: made before any lock */
 } AbtPendingEntry;
 
 typedef struct AbtPendingIndex
@@ -121,8 +122,15 @@ void
 abt_batch_add(Relation rel, IndexTuple itup, uint64 w, const AbtPosHint *hint)
 {
 	AbtPendingIndex *p = abt_batch_find(rel);
+	AbtSketchHashes hashes;
 	MemoryContext old;
 
+	/*
+	 * The hashes now, in the statement's memory and with no lock held: in
+	 * the flush they lengthened the time every page of a group, the root's
+	 * and the sketches' too, stays locked against other writers.
+	 */
+	abt_sketch_hash_tuple(rel, itup, &hashes);
 	if (abt_batch_cxt == NULL)
 		abt_batch_cxt = AllocSetContextCreate(TopMemoryContext, "abtree batched validation",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -145,6 +153,7 @@ abt_batch_add(Relation rel, IndexTuple itup, uint64 w, const AbtPosHint *hint)
 	p->e[p->n].w = w;
 	p->e[p->n].subid = GetCurrentSubTransactionId();
 	p->e[p->n].hint = *hint;
+	p->e[p->n].hashes = hashes;
 	p->n++;
 	MemoryContextSwitchTo(old);
 	if (p->n == ABT_BATCH_PENDING)
@@ -773,7 +782,6 @@ abt_batch_apply(AbtBatch *b)
 	Relation	rel = b->rel;
 	TransactionId xid = GetTopTransactionId();
 	bool		weighted = abt_index_info(rel)->weighted;
-	AbtSketchHashes *hashes;
 	MvsWriter	versions;
 	AbtSketchOp sketch;
 	int			nsketch;
@@ -788,9 +796,6 @@ abt_batch_apply(AbtBatch *b)
 		abt_count(batch_retries);
 		return false;
 	}
-	hashes = palloc(sizeof(AbtSketchHashes) * b->n);
-	for (int j = 0; j < b->n; j++)
-		abt_sketch_hash_tuple(rel, b->e[j].itup, &hashes[j]);
 	mvs_writer_begin(&versions, rel);
 	abt_xlog_reserve(rel, b->npages - 1 + nsketch, b->npages + abt_sketch_max_rdatas(rel));
 	START_CRIT_SECTION();
@@ -803,7 +808,7 @@ abt_batch_apply(AbtBatch *b)
 			continue;			/* gone with its row */
 		leaf = BufferGetPage(b->pages[b->leafof[j]].buf);
 		abt_set_leaf_xmin((IndexTuple) PageGetItem(leaf, PageGetItemId(leaf, b->offof[j])), xid);
-		abt_sketch_apply(&sketch, &hashes[j], true);
+		abt_sketch_apply(&sketch, &b->e[j].hashes, true);
 		made++;
 	}
 	for (int i = 0; i < b->npages; i++)
@@ -820,7 +825,6 @@ abt_batch_apply(AbtBatch *b)
 		abt_batch_xlog(b, xid, weighted, &sketch);
 	END_CRIT_SECTION();
 	abt_sketch_release(&sketch);
-	pfree(hashes);
 	abt_count(batch_records);
 	pg_atomic_fetch_add_u64(&abt_shared->batch_entries, made);
 	return true;
