@@ -322,7 +322,9 @@ swr_prefetch_end(SwrPrefetch *pf)
  * transaction, whose reads take predicate locks in the search).  The
  * fetches were a third of a swr(100000) on 1M rows
  * (bench/results/block_fetch.md).  The copies are made after the lock
- * goes: the pin keeps the tuples where they are.
+ * goes: the pin keeps the tuples where they are.  A plan that reads no
+ * column (st->empty_row) gets no copies, and on an all-visible page no
+ * tuple is read.
  */
 static void
 swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t,
@@ -333,6 +335,7 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 	Page		page;
 	OffsetNumber maxoff;
 	bool		all_visible;
+	bool		read_tuples;	/* for visibility, or for their copies */
 
 	if (!BufferIsValid(h->xs_cbuf) || BufferGetBlockNumber(h->xs_cbuf) != blk)
 	{
@@ -345,6 +348,7 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 	maxoff = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery &&
 		!IsolationIsSerializable();
+	read_tuples = !all_visible || st->empty_row == NULL;
 	for (int j = k; j < end; j++)
 	{
 		OffsetNumber off = order[j].off;
@@ -357,7 +361,7 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 		 */
 		if (j + 4 < end)
 			abt_prefetch(PageGetItemId(page, order[j + 4].off));
-		if (j + 2 < end && order[j + 2].off <= maxoff &&
+		if (read_tuples && j + 2 < end && order[j + 2].off <= maxoff &&
 			ItemIdIsNormal(PageGetItemId(page, order[j + 2].off)))
 			abt_prefetch(PageGetItem(page, PageGetItemId(page, order[j + 2].off)));
 		if (!all_visible)
@@ -381,7 +385,7 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 		}
 		order[j].off = off;
 		/* the copies below then find the tuples on their way */
-		if (off != InvalidOffsetNumber)
+		if (off != InvalidOffsetNumber && st->empty_row == NULL)
 			abt_prefetch(PageGetItem(page, PageGetItemId(page, off)));
 	}
 	LockBuffer(h->xs_cbuf, BUFFER_LOCK_UNLOCK);
@@ -401,7 +405,9 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 		tuple.t_len = ItemIdGetLength(lp);
 		ItemPointerSet(&tuple.t_self, blk, order[j].off);
 		tuple.t_tableOid = RelationGetRelid(t->heap);
-		if (t->map == NULL)
+		if (st->empty_row != NULL)
+			d->row = st->empty_row;
+		else if (t->map == NULL)
 			d->row = heap_copytuple(&tuple);
 		else
 		{

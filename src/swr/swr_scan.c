@@ -57,6 +57,8 @@
 
 #include "swr_scan.h"
 
+#include "optimizer/optimizer.h"
+
 static Node *swr_create_scan_state(CustomScan *cscan);
 static void swr_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *swr_exec(CustomScanState *node);
@@ -241,6 +243,23 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	/* WHERE is ours to evaluate: ExecScan must not, or we would not know */
 	st->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	node->ss.ps.qual = NULL;
+
+	/*
+	 * A plan that reads no column of its rows (count(*): no Var in the
+	 * output, no WHERE; a row mark or a whole-row reference is a Var): the
+	 * fetches only decide which draws are visible, and each row returned
+	 * is the same row of NULLs instead of a copy (swr_fetch_block).
+	 */
+	if (cscan->scan.plan.qual == NIL &&
+		!contain_var_clause((Node *) cscan->scan.plan.targetlist))
+	{
+		TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+		Datum	   *values = palloc0(sizeof(Datum) * Max(desc->natts, 1));
+		bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+
+		memset(isnull, true, sizeof(bool) * Max(desc->natts, 1));
+		st->empty_row = heap_form_tuple(desc, values, isnull);
+	}
 
 	st->nfixed = has_seed ? 2 : 1;
 	st->shard = shard;

@@ -85,6 +85,8 @@ typedef struct SwrScanState
 	SwrCounts	sum;			/* every loop, for EXPLAIN ANALYZE */
 	int64		loops;
 
+	HeapTuple	empty_row;		/* the plan reads no column: every row
+								 * returned is this one, of NULLs */
 	SwrDraw    *batch;			/* in the order drawn */
 	int			batchmax;		/* draws per batch whose rows fit work_mem */
 	int64		batches;		/* made in every loop, for EXPLAIN ANALYZE */
