@@ -5,7 +5,8 @@
  *	  the batches of draws: their variates before a batched descent, their
  *	  heap TIDs before the fetches.  Comparison sorts cost a sixth of a
  *	  batch (issue 21's profile); this one makes a pass per 11-bit digit in
- *	  which the keys differ, and is stable.
+ *	  which the keys differ, up to the highest bit any key has, and is
+ *	  stable.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,23 +46,35 @@ abt_sort_keyed(AbtKeyed *a, int n)
 	AbtKeyed   *buf;
 	AbtKeyed   *from = a;
 	AbtKeyed   *to;
+	uint64		any = 0;		/* every key's bits */
+	int			ndigits;
 
 	if (n < ABT_SORT_SMALL)
 	{
 		abt_sort_keyed_small(a, n);
 		return;
 	}
-	counts = palloc0(sizeof(uint32) * ABT_RADIX_SIZE * ABT_RADIX_DIGITS);
+	/*
+	 * Only the digits below the highest key bit set: heap TIDs have 30 bits
+	 * or so, and abt_sort_draws makes keys of 33.  Counting and zeroing
+	 * the histograms of digits every key has zero in was half a sort.
+	 */
+	for (int i = 0; i < n; i++)
+		any |= a[i].key;
+	ndigits = any == 0 ? 0 : (pg_leftmost_one_pos64(any) + ABT_RADIX_BITS) / ABT_RADIX_BITS;
+	if (ndigits == 0)
+		return;					/* every key is zero: already in order */
+	counts = palloc0(sizeof(uint32) * ABT_RADIX_SIZE * ndigits);
 	buf = palloc(sizeof(AbtKeyed) * n);
 	to = buf;
 
 	/* every digit's histogram in one pass */
 	for (int i = 0; i < n; i++)
-		for (int d = 0; d < ABT_RADIX_DIGITS; d++)
+		for (int d = 0; d < ndigits; d++)
 			counts[d * ABT_RADIX_SIZE +
 				   ((a[i].key >> (d * ABT_RADIX_BITS)) & (ABT_RADIX_SIZE - 1))]++;
 
-	for (int d = 0; d < ABT_RADIX_DIGITS; d++)
+	for (int d = 0; d < ndigits; d++)
 	{
 		uint32	   *c = counts + d * ABT_RADIX_SIZE;
 		int			shift = d * ABT_RADIX_BITS;
