@@ -28,6 +28,13 @@
 #define MVS_RELFILTER		1024
 #define MVS_BLOCKFILTER		65536
 
+/* ask the CPU for a line before it is read (never faults) */
+#if defined(__GNUC__) || defined(__clang__)
+#define mvs_prefetch(addr)	__builtin_prefetch(addr)
+#else
+#define mvs_prefetch(addr)	((void) 0)
+#endif
+
 typedef struct MvsEntry
 {
 	MvsTag		tag;
@@ -35,6 +42,8 @@ typedef struct MvsEntry
 	uint32		newest;			/* chain, newest xid first */
 	uint32		oldest;
 	uint32		nversions;
+	TransactionId newest_xid;	/* the newest node's, if any: a writer compares
+								 * it without reading that node */
 	int64		total;			/* sum of the chain's deltas */
 } MvsEntry;
 
