@@ -19,6 +19,9 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -169,12 +172,63 @@ mvs_chain_lower(MvsEntry *e, TransactionId xid, int64 d)
 
 /* ---- writers ---- */
 
+/*
+ * Does another backend of this database hold a snapshot now?  Every such
+ * snapshot misses a transaction that is running, and a reader's snapshot
+ * among them would count its adds without versions.  ProcArrayLock in
+ * share mode: a snapshot being taken meanwhile counts as a later one.
+ */
+static bool
+mvs_other_snapshots(void)
+{
+	bool		found = false;
+
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (uint32 i = 0; i < ProcGlobal->allProcCount && !found; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+
+		found = proc != MyProc && proc->databaseId == MyDatabaseId &&
+			TransactionIdIsValid(proc->xmin);
+	}
+	LWLockRelease(ProcArrayLock);
+	return found;
+}
+
+/*
+ * Should a writer of xid record versions?  They only spare readers whose
+ * snapshots miss xid the draws that land on its entries (README, "Versions
+ * only where a snapshot can miss them"): without them such a reader
+ * overcounts xid's weight, and rejects, never undercounts.  So a
+ * transaction's first MVS_QUIET_WRITERS writers record nothing if, at its
+ * first, no other backend of the database held a snapshot; a snapshot
+ * taken after that misses at most their adds.  From then on every writer
+ * records, as before, for readers that start during a long load.
+ */
+#define MVS_QUIET_WRITERS	64
+
+static bool
+mvs_versions_wanted(TransactionId xid)
+{
+	static TransactionId last_xid = InvalidTransactionId;
+	static int	writers;
+	static bool others;
+
+	if (xid != last_xid)
+	{
+		last_xid = xid;
+		writers = 0;
+		others = mvs_other_snapshots();
+	}
+	return others || ++writers > MVS_QUIET_WRITERS;
+}
+
 void
 mvs_writer_begin(MvsWriter *wr, Relation rel)
 {
 	wr->xid = GetTopTransactionIdIfAny();
 	wr->active = mvs != NULL && mvs_enabled && TransactionIdIsNormal(wr->xid) &&
-		!RecoveryInProgress();
+		!RecoveryInProgress() && mvs_versions_wanted(wr->xid);
 	wr->ndone = 0;
 	mvs_tag_base(&wr->base, rel);
 }
