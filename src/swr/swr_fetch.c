@@ -310,6 +310,98 @@ swr_prefetch_end(SwrPrefetch *pf)
 #endif
 
 /*
+ * Under the block's share lock: replace each fetch's offset by that of the
+ * tuple the snapshot sees, or InvalidOffsetNumber.  With the page cached a
+ * fetch costs its cache misses (a line pointer and a tuple header at
+ * random places in the page): ask for those two and four fetches ahead,
+ * and for each tuple found, which the copies then read.
+ */
+static void
+swr_block_find(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t,
+			   Snapshot snapshot)
+{
+	Buffer		buf = ((IndexFetchHeapData *) t->fetch)->xs_cbuf;
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	bool		all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery &&
+		!IsolationIsSerializable();
+	bool		read_tuples = !all_visible || st->empty_row == NULL;
+
+	for (int j = k; j < end; j++)
+	{
+		OffsetNumber off = order[j].off;
+
+		if (j + 4 < end)
+			abt_prefetch(PageGetItemId(page, order[j + 4].off));
+		if (read_tuples && j + 2 < end && order[j + 2].off <= maxoff &&
+			ItemIdIsNormal(PageGetItemId(page, order[j + 2].off)))
+			abt_prefetch(PageGetItem(page, PageGetItemId(page, order[j + 2].off)));
+		if (!all_visible)
+		{
+			ItemPointerData tid;
+			HeapTupleData tuple;
+
+			ItemPointerSet(&tid, order[j].block, off);
+			off = heap_hot_search_buffer(&tid, t->heap, buf, snapshot, &tuple, NULL, true) ?
+				ItemPointerGetOffsetNumber(&tid) : InvalidOffsetNumber;
+		}
+		else
+		{
+			if (off >= FirstOffsetNumber && off <= maxoff &&
+				ItemIdIsRedirected(PageGetItemId(page, off)))
+				off = ItemIdGetRedirect(PageGetItemId(page, off));
+			if (off < FirstOffsetNumber || off > maxoff ||
+				!ItemIdIsNormal(PageGetItemId(page, off)))
+				off = InvalidOffsetNumber;
+		}
+		order[j].off = off;
+		if (off != InvalidOffsetNumber && st->empty_row == NULL)
+			abt_prefetch(PageGetItem(page, PageGetItemId(page, off)));
+	}
+}
+
+/*
+ * After the lock: each found row into its draw, a copy (as a row of the
+ * scanned table), or the row of NULLs of a plan that reads no column.
+ */
+static void
+swr_block_copy(SwrScanState *st, const SwrFetchAt *order, int k, int end, SwrTable *t)
+{
+	Buffer		buf = ((IndexFetchHeapData *) t->fetch)->xs_cbuf;
+	Page		page = BufferGetPage(buf);
+
+	for (int j = k; j < end; j++)
+	{
+		SwrDraw    *d = &st->batch[order[j].draw];
+		HeapTupleData tuple;
+		ItemId		lp;
+
+		if (j + ABT_PREFETCH_AHEAD < st->nbatch)
+			abt_prefetch_write(&st->batch[order[j + ABT_PREFETCH_AHEAD].draw].row);
+		d->row = NULL;
+		if (order[j].off == InvalidOffsetNumber)
+			continue;
+		if (st->empty_row != NULL)
+		{
+			d->row = st->empty_row;
+			continue;
+		}
+		lp = PageGetItemId(page, order[j].off);
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		ItemPointerSet(&tuple.t_self, order[j].block, order[j].off);
+		tuple.t_tableOid = RelationGetRelid(t->heap);
+		if (t->map == NULL)
+			d->row = heap_copytuple(&tuple);
+		else
+		{
+			ExecStoreBufferHeapTuple(&tuple, t->slot, buf);
+			d->row = swr_copy_row(st, t, t->slot);
+		}
+	}
+}
+
+/*
  * The fetches order[k..end), all in one block of t, a heap table, each
  * found as heapam's index fetch finds it (heap_hot_search_buffer: the
  * member of the row's HOT chain the snapshot sees) but under one share
@@ -332,10 +424,6 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 {
 	IndexFetchHeapData *h = (IndexFetchHeapData *) t->fetch;
 	BlockNumber blk = order[k].block;
-	Page		page;
-	OffsetNumber maxoff;
-	bool		all_visible;
-	bool		read_tuples;	/* for visibility, or for their copies */
 
 	if (!BufferIsValid(h->xs_cbuf) || BufferGetBlockNumber(h->xs_cbuf) != blk)
 	{
@@ -344,77 +432,9 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 		heap_page_prune_opt(t->heap, h->xs_cbuf);
 	}
 	LockBuffer(h->xs_cbuf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(h->xs_cbuf);
-	maxoff = PageGetMaxOffsetNumber(page);
-	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery &&
-		!IsolationIsSerializable();
-	read_tuples = !all_visible || st->empty_row == NULL;
-	for (int j = k; j < end; j++)
-	{
-		OffsetNumber off = order[j].off;
-
-		/*
-		 * With the page cached, a fetch costs its cache misses (a line
-		 * pointer and a tuple header at random places in the page): ask
-		 * for those of the fetches two and four ahead.  The page is read
-		 * under its lock here.
-		 */
-		if (j + 4 < end)
-			abt_prefetch(PageGetItemId(page, order[j + 4].off));
-		if (read_tuples && j + 2 < end && order[j + 2].off <= maxoff &&
-			ItemIdIsNormal(PageGetItemId(page, order[j + 2].off)))
-			abt_prefetch(PageGetItem(page, PageGetItemId(page, order[j + 2].off)));
-		if (!all_visible)
-		{
-			ItemPointerData tid;
-			HeapTupleData tuple;
-
-			ItemPointerSet(&tid, blk, off);
-			off = heap_hot_search_buffer(&tid, t->heap, h->xs_cbuf, snapshot, &tuple,
-										 NULL, true) ?
-				ItemPointerGetOffsetNumber(&tid) : InvalidOffsetNumber;
-		}
-		else
-		{
-			if (off >= FirstOffsetNumber && off <= maxoff &&
-				ItemIdIsRedirected(PageGetItemId(page, off)))
-				off = ItemIdGetRedirect(PageGetItemId(page, off));
-			if (off < FirstOffsetNumber || off > maxoff ||
-				!ItemIdIsNormal(PageGetItemId(page, off)))
-				off = InvalidOffsetNumber;
-		}
-		order[j].off = off;
-		/* the copies below then find the tuples on their way */
-		if (off != InvalidOffsetNumber && st->empty_row == NULL)
-			abt_prefetch(PageGetItem(page, PageGetItemId(page, off)));
-	}
+	swr_block_find(st, order, k, end, t, snapshot);
 	LockBuffer(h->xs_cbuf, BUFFER_LOCK_UNLOCK);
-	for (int j = k; j < end; j++)
-	{
-		SwrDraw    *d = &st->batch[order[j].draw];
-		HeapTupleData tuple;
-		ItemId		lp;
-
-		if (j + ABT_PREFETCH_AHEAD < st->nbatch)
-			abt_prefetch_write(&st->batch[order[j + ABT_PREFETCH_AHEAD].draw].row);
-		d->row = NULL;
-		if (order[j].off == InvalidOffsetNumber)
-			continue;
-		lp = PageGetItemId(page, order[j].off);
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		tuple.t_len = ItemIdGetLength(lp);
-		ItemPointerSet(&tuple.t_self, blk, order[j].off);
-		tuple.t_tableOid = RelationGetRelid(t->heap);
-		if (st->empty_row != NULL)
-			d->row = st->empty_row;
-		else if (t->map == NULL)
-			d->row = heap_copytuple(&tuple);
-		else
-		{
-			ExecStoreBufferHeapTuple(&tuple, t->slot, h->xs_cbuf);
-			d->row = swr_copy_row(st, t, t->slot);
-		}
-	}
+	swr_block_copy(st, order, k, end, t);
 }
 
 /*
