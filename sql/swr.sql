@@ -70,19 +70,28 @@ COMMIT;
 EXPLAIN (COSTS OFF) SELECT * FROM swr_t TABLESAMPLE swr(10);
 EXPLAIN (COSTS OFF) SELECT * FROM swr_t TABLESAMPLE swr(10) REPEATABLE (1) WHERE k < 5;
 -- the planner expects n rows (1000 when n is known only at run time)
-CREATE FUNCTION swr_plan_rows(query text) RETURNS float8 LANGUAGE plpgsql AS $$
+CREATE FUNCTION swr_plan_value(query text, field text DEFAULT 'Plan Rows')
+RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
   plan json;
 BEGIN
   EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
-  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+  RETURN (plan -> 0 -> 'Plan' ->> field)::float8;
 END $$;
-SELECT swr_plan_rows('SELECT * FROM swr_t TABLESAMPLE swr(123)') AS n_123,
-       swr_plan_rows('SELECT * FROM swr_t TABLESAMPLE swr(5000)') AS n_5000,
-       swr_plan_rows('SELECT * FROM swr_t TABLESAMPLE swr(0)') AS n_0,
-       swr_plan_rows('SELECT * FROM swr_t TABLESAMPLE swr(-5)') AS n_bad,
-       swr_plan_rows('SELECT * FROM swr_t TABLESAMPLE swr(random())') AS n_unknown;
-DROP FUNCTION swr_plan_rows(text);
+SELECT swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(123)') AS n_123,
+       swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(5000)') AS n_5000,
+       swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(0)') AS n_0,
+       swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(-5)') AS n_bad,
+       swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(random())') AS n_unknown;
+-- the cost charges each page the draws read once, not a random page read
+-- per draw: swr(100000) on these 1,000 rows is far below jit_above_cost's
+-- default (it cost 411,000 and was compiled)
+SELECT swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(100000)', 'Total Cost')
+         < 100000 AS pages_once,
+       swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(100)', 'Total Cost')
+         < swr_plan_value('SELECT * FROM swr_t TABLESAMPLE swr(100000)', 'Total Cost')
+         AS grows_with_n;
+DROP FUNCTION swr_plan_value(text, text);
 
 -- WHERE: n rows that satisfy it (swr_where.sql has the rest)
 SELECT count(*) AS rows, bool_and(k < 10) AS all_match
