@@ -45,6 +45,7 @@ OBJS = \
 	src/abtree/abtsketchxlog.o \
 	src/abtree/abtsketchsql.o \
 	src/abtree/abtsketchrebuild.o \
+	src/abtree/abtscratch.o \
 	src/abtree/abtsort.o \
 	src/abtree/abtstack.o \
 	src/abtree/abtvacuum.o \

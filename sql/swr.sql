@@ -66,6 +66,49 @@ FETCH 3 FROM swr_c;
 MOVE FORWARD ALL IN swr_c;
 COMMIT;
 
+-- Batches' work arrays are kept between queries (abtscratch.c): two scans
+-- open at once, an ERROR in the middle of one and a rolled-back cursor
+-- leave the samples as they are alone.
+CREATE TEMP TABLE swr_alone AS
+SELECT (SELECT array_agg(id) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (3)) AS a,
+       (SELECT array_agg(id) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (4)) AS b;
+BEGIN;
+DECLARE swr_c3 CURSOR FOR SELECT id FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (3);
+MOVE 7 IN swr_c3;
+SELECT (SELECT array_agg(id) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (4)) = b AS b_meanwhile
+  FROM swr_alone;
+COMMIT;
+BEGIN;
+DECLARE swr_c3 CURSOR FOR SELECT id FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (3);
+DECLARE swr_c4 CURSOR FOR SELECT id FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (4);
+CREATE FUNCTION swr_fetch_all(c refcursor) RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
+  r int;
+  out int[] := '{}';
+BEGIN
+  LOOP
+    FETCH c INTO r;
+    EXIT WHEN NOT FOUND;
+    out := out || r;
+  END LOOP;
+  RETURN out;
+END $$;
+MOVE 5000 IN swr_c3;
+MOVE 5000 IN swr_c4;
+SELECT swr_fetch_all('swr_c4') = b[5001:] AS b_interleaved,
+       swr_fetch_all('swr_c3') = a[5001:] AS a_interleaved
+  FROM swr_alone;
+ROLLBACK;
+BEGIN;
+DECLARE swr_c3 CURSOR FOR SELECT id FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (3);
+MOVE 2 IN swr_c3;
+SELECT count(*) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (4) WHERE 1 / (id - id) = 0;
+ROLLBACK;
+SELECT (SELECT array_agg(id) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (3)) = a AS a_after,
+       (SELECT array_agg(id) FROM swr_t TABLESAMPLE swr(20000) REPEATABLE (4)) = b AS b_after
+  FROM swr_alone;
+DROP TABLE swr_alone;
+
 -- EXPLAIN shows the method, its argument and the index
 EXPLAIN (COSTS OFF) SELECT * FROM swr_t TABLESAMPLE swr(10);
 EXPLAIN (COSTS OFF) SELECT * FROM swr_t TABLESAMPLE swr(10) REPEATABLE (1) WHERE k < 5;

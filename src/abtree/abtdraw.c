@@ -376,7 +376,7 @@ abt_draw_sort_keys(AbtKeyed *k, const AbtDraw *draws, int n, double lo, double s
 static void
 abt_sort_draws(AbtDrawKey *keys, AbtDraw *draws, int n)
 {
-	AbtKeyed   *k = palloc(sizeof(AbtKeyed) * n);
+	AbtKeyed   *k = abt_scratch_alloc(sizeof(AbtKeyed) * n);
 	double		lo = 1;
 	double		hi = 0;
 	int			run = 1;
@@ -416,7 +416,7 @@ abt_sort_draws(AbtDrawKey *keys, AbtDraw *draws, int n)
 		}
 		keys[j] = x;
 	}
-	pfree(k);
+	abt_scratch_free(k);
 }
 
 /* One batch on its way down. */
@@ -919,8 +919,8 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.range = range;
 	cx.rd = abt_draw_weigh_by(&cx, BufferGetPage(buf), rd, &cx.check);
 	cx.draws = draws;
-	cx.keys = palloc(sizeof(AbtDrawKey) * n);
-	cx.r = palloc(sizeof(double) * n);
+	cx.keys = abt_scratch_alloc(sizeof(AbtDrawKey) * n);
+	cx.r = abt_scratch_alloc(sizeof(double) * n);
 	cx.accepted = 0;
 	cx.moved = 0;
 	abt_sort_draws(cx.keys, draws, n);
@@ -929,8 +929,8 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	 * Level by level: a group per downlink that draws follow (at most one
 	 * per draw), so that each level's pages are read ahead together.
 	 */
-	groups = palloc(sizeof(AbtDrawGroup) * n);
-	next = palloc(sizeof(AbtDrawGroup) * n);
+	groups = abt_scratch_alloc(sizeof(AbtDrawGroup) * n);
+	next = abt_scratch_alloc(sizeof(AbtDrawGroup) * n);
 	ngroups = abt_draw_page(&cx, buf, 0, n, -1, InvalidBlockNumber, groups);
 	while (ngroups > 0)
 	{
@@ -940,10 +940,10 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 		groups = next;
 		next = swap;
 	}
-	pfree(groups);
-	pfree(next);
-	pfree(cx.keys);
-	pfree(cx.r);
+	abt_scratch_free(groups);
+	abt_scratch_free(next);
+	abt_scratch_free(cx.keys);
+	abt_scratch_free(cx.r);
 	*moved = cx.moved;
 	return cx.accepted;
 }

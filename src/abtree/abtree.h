@@ -559,6 +559,10 @@ typedef struct AbtKeyed
 } AbtKeyed;
 extern void abt_sort_keyed(AbtKeyed *a, int n);
 
+/* abtscratch.c */
+extern void *abt_scratch_alloc(Size size);
+extern void abt_scratch_free(void *p);
+
 /* abtdraw.c: one attempt per variate u (uniform on [0, 1)), in batches */
 typedef struct AbtDraw
 {

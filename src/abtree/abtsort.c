@@ -65,7 +65,7 @@ abt_sort_keyed(AbtKeyed *a, int n)
 	if (ndigits == 0)
 		return;					/* every key is zero: already in order */
 	counts = palloc0(sizeof(uint32) * ABT_RADIX_SIZE * ndigits);
-	buf = palloc(sizeof(AbtKeyed) * n);
+	buf = abt_scratch_alloc(sizeof(AbtKeyed) * n);
 	to = buf;
 
 	/* every digit's histogram in one pass */
@@ -99,6 +99,6 @@ abt_sort_keyed(AbtKeyed *a, int n)
 	}
 	if (from != a)
 		memcpy(a, from, sizeof(AbtKeyed) * n);
-	pfree(buf);
+	abt_scratch_free(buf);
 	pfree(counts);
 }

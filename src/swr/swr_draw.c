@@ -76,8 +76,8 @@ static int
 swr_attempt(SwrScanState *st, int from, int count, int *moved)
 {
 	SwrDraw    *b = st->batch + from;
-	AbtDraw    *ad = palloc(sizeof(AbtDraw) * count);
-	int		   *order = palloc(sizeof(int) * count);	/* attempts by table */
+	AbtDraw    *ad = abt_scratch_alloc(sizeof(AbtDraw) * count);
+	int		   *order = abt_scratch_alloc(sizeof(int) * count);	/* attempts by table */
 	int		   *start = palloc0(sizeof(int) * (st->ntables + 1));
 	int		   *next = palloc(sizeof(int) * st->ntables);
 	int			got = 0;
@@ -132,8 +132,8 @@ swr_attempt(SwrScanState *st, int from, int count, int *moved)
 			st->tables[b[k].table].cur.tree_rejects++;
 		}
 	}
-	pfree(ad);
-	pfree(order);
+	abt_scratch_free(ad);
+	abt_scratch_free(order);
 	pfree(start);
 	pfree(next);
 	return got;
@@ -307,9 +307,12 @@ swr_draw_batch(SwrScanState *st)
 		want = Min(want, (int64) SWR_MAX_REJECTS_PER_ROW * (swr_accepted(st) + 1));
 	if (want > st->batchcap)
 	{
+		/* kept between queries (abt_scratch_alloc); given back by swr_end */
 		if (st->batch)
-			pfree(st->batch);
-		st->batch = MemoryContextAlloc(st->scancxt, sizeof(SwrDraw) * want);
+			abt_scratch_free(st->batch);
+		oldcxt = MemoryContextSwitchTo(st->scancxt);
+		st->batch = abt_scratch_alloc(sizeof(SwrDraw) * want);
+		MemoryContextSwitchTo(oldcxt);
 		st->batchcap = want;
 	}
 

@@ -447,8 +447,8 @@ void
 swr_fetch_batch(SwrScanState *st)
 {
 	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
-	SwrFetchAt *order = palloc(sizeof(SwrFetchAt) * Max(st->nbatch, 1));
-	AbtKeyed   *keys = palloc(sizeof(AbtKeyed) * Max(st->nbatch, 1));
+	SwrFetchAt *order = abt_scratch_alloc(sizeof(SwrFetchAt) * Max(st->nbatch, 1));
+	AbtKeyed   *keys = abt_scratch_alloc(sizeof(AbtKeyed) * Max(st->nbatch, 1));
 	SwrPrefetch pf;
 
 	/*
@@ -478,7 +478,7 @@ swr_fetch_batch(SwrScanState *st)
 		order[i].block = ItemPointerGetBlockNumber(&d->tid);
 		order[i].off = ItemPointerGetOffsetNumber(&d->tid);
 	}
-	pfree(keys);
+	abt_scratch_free(keys);
 	swr_prefetch_begin(&pf, st, order);
 	for (int k = 0; k < st->nbatch; k++)
 	{
@@ -511,5 +511,5 @@ swr_fetch_batch(SwrScanState *st)
 			d->row = swr_copy_row(st, t, t->slot);
 	}
 	swr_prefetch_end(&pf);
-	pfree(order);
+	abt_scratch_free(order);
 }

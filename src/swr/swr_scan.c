@@ -483,6 +483,10 @@ swr_end(CustomScanState *node)
 	int			i;
 
 	swr_finish_loop(st);
+	if (st->batch)
+		abt_scratch_free(st->batch);
+	st->batch = NULL;
+	st->batchcap = 0;
 	for (i = 0; i < st->ntables; i++)
 	{
 		SwrTable   *t = &st->tables[i];
