@@ -363,14 +363,16 @@ abt_draw_sort_keys(AbtKeyed *k, const AbtDraw *draws, int n, double lo, double s
 
 /*
  * The draws by ascending u (equal u by index): a radix sort of u placed in
- * the batch's range of u at 33 bits (three digits: for a hundred thousand
- * draws, a few dozen share a key), then one insertion pass that orders the
- * draws whose u differ below that resolution, so that the order is exact.
+ * the batch's range of u at 22 bits for up to 2^16 draws (two digits: about
+ * n^2 / 2^23 pairs share a key, 512 at most), 33 bits for more (three), then
+ * one insertion pass that orders the draws whose u differ below that
+ * resolution, so that the order is exact.  Each digit is a pass that
+ * scatters the batch: the sorts were a tenth of swr(100000)'s time.
  * Should many share a key (u bunched, not spread over their range) the
  * pass could be long: then the keys are u at 63 bits, as they all were
  * before (six digits, twice the sort).
  */
-#define ABT_DRAW_KEY_BITS	33
+#define ABT_DRAW_KEY_BITS(n)	((n) <= 65536 ? 22 : 33)
 #define ABT_DRAW_MAX_TIES	64
 
 static void
@@ -388,9 +390,9 @@ abt_sort_draws(AbtDrawKey *keys, AbtDraw *draws, int n)
 	}
 	if (hi > lo)
 	{
-		/* (hi - lo) * scale < 2^33, and u in [lo, hi] gives keys in order */
+		/* (hi - lo) * scale < 2^bits, and u in [lo, hi] gives keys in order */
 		abt_draw_sort_keys(k, draws, n, lo,
-						   ((double) ((uint64) 1 << ABT_DRAW_KEY_BITS) - 1) / (hi - lo));
+						   ((double) ((uint64) 1 << ABT_DRAW_KEY_BITS(n)) - 1) / (hi - lo));
 		for (int i = 1; i < n && run <= ABT_DRAW_MAX_TIES; i++)
 			run = k[i].key == k[i - 1].key ? run + 1 : 1;
 		if (run > ABT_DRAW_MAX_TIES)

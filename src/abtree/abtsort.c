@@ -55,8 +55,9 @@ abt_sort_keyed(AbtKeyed *a, int n)
 		return;
 	}
 	/*
-	 * Only the digits below the highest key bit set: heap TIDs have 30 bits
-	 * or so, and abt_sort_draws makes keys of 33.  Counting and zeroing
+	 * Only the digits below the highest key bit set: swr sorts heap block
+	 * numbers (22 bits up to a 32 GB table), and abt_sort_draws makes keys
+	 * of 22 or 33.  Counting and zeroing
 	 * the histograms of digits every key has zero in was half a sort.
 	 */
 	for (int i = 0; i < n; i++)

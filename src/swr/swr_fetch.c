@@ -452,14 +452,17 @@ swr_fetch_batch(SwrScanState *st)
 	SwrPrefetch pf;
 
 	/*
-	 * The fetch order: by table, then TID, so that draws of one block share
-	 * one buffer look-up and the reads can be issued ahead.  Radix sorts
-	 * are stable: by TID, then by table.
+	 * The fetch order: by table, then block, so that draws of one block
+	 * share one buffer look-up and the reads can be issued ahead.  Radix
+	 * sorts are stable: by block, then by table.  Within a block the draws
+	 * stay in the order drawn: sorting by offset too took one more pass
+	 * (a block number of a table under 16 GB has at most 21 bits, two
+	 * digits; with the offset three) and gained nothing, the page being
+	 * in the cache after its first draw.
 	 */
 	for (int i = 0; i < st->nbatch; i++)
 	{
-		keys[i].key = ((uint64) ItemPointerGetBlockNumber(&st->batch[i].tid) << 16) |
-			ItemPointerGetOffsetNumber(&st->batch[i].tid);
+		keys[i].key = ItemPointerGetBlockNumber(&st->batch[i].tid);
 		keys[i].val = i;
 	}
 	abt_sort_keyed(keys, st->nbatch);
