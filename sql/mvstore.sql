@@ -55,9 +55,18 @@ SELECT entries, versions FROM abtree_mvstore;
 CREATE TABLE mvs_q (k int);
 CREATE INDEX mvs_q_k ON mvs_q USING abtree (k);
 INSERT INTO mvs_q SELECT g FROM generate_series(1, 20000) g;
-SELECT versions_recorded AS recorded2 FROM abtree_mvstore \gset
+-- A background worker of this database holding a snapshot meanwhile (none
+-- does in CI) makes the writers record, rightly: then the check passes
+-- without saying anything.
+CREATE FUNCTION mvs_others() RETURNS bool LANGUAGE sql AS $$
+  SELECT EXISTS (SELECT FROM pg_stat_activity
+                  WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    AND backend_xmin IS NOT NULL) $$;
+SELECT versions_recorded AS recorded2, mvs_others() AS others2 FROM abtree_mvstore \gset
 INSERT INTO mvs_q SELECT g * 7 FROM generate_series(1, 100) g;
-SELECT versions_recorded = :recorded2 AS quiet_nothing_recorded FROM abtree_mvstore;
+SELECT versions_recorded = :recorded2 OR :'others2'::bool OR mvs_others() AS quiet_nothing_recorded
+  FROM abtree_mvstore;
+DROP FUNCTION mvs_others();
 SELECT violations, visible_weight = (SELECT count(*) FROM mvs_q) AS exact
   FROM abtree_mvstore_check('mvs_q_k');
 DROP TABLE mvs_q;
