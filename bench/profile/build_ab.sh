@@ -31,8 +31,7 @@ for r in $(seq 1 "$3"); do
 	t=$(build "USING btree (x)"); echo "round $r btree: $t s"; echo $t >>$D/btree
 	for side in A B; do
 		so=$1; [ $side = B ] && so=$2
-		cp "$so" $LIB/abtree.so
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -w restart -m fast >/dev/null
+		swap_library $D "$so"
 		t=$(build "USING abtree (x)"); echo "round $r $side ($(basename "$so")): $t s"; echo $t >>$D/$side
 	done
 done
@@ -43,8 +42,7 @@ runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop >/dev/null
 if [ -n "$PROFILE" ]; then
 	for side in A B; do
 		so=$1; [ $side = B ] && so=$2
-		cp "$so" $LIB/abtree.so
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -w restart -m fast >/dev/null
+		swap_library $D "$so"
 		$P -c "DROP INDEX IF EXISTS h_x" -c "CHECKPOINT" 2>/dev/null
 		echo "profile of $side ($(basename "$so")):"
 		perf_statement $D "CREATE INDEX h_x ON h USING abtree (x)"

@@ -24,6 +24,14 @@ profile_cluster() {
 	P="runuser -u postgres -- $PG/psql -X -q -h $dir -p $port -d postgres"
 }
 
+# swap_library DIR SO: stop the cluster of profile_cluster in DIR, install SO as abtree.so, start
+# it again.  Stopped first: a library overwritten under running backends crashes them.
+swap_library() {
+	runuser -u postgres -- $PG/pg_ctl -D "$1/data" -w stop -m fast >/dev/null
+	cp "$2" "$($PG/pg_config --pkglibdir)/abtree.so"
+	runuser -u postgres -- $PG/pg_ctl -D "$1/data" -l "$1/log" -w start >/dev/null
+}
+
 # perf_statement DIR SQL: run SQL in a backend of its own and print the top functions by self
 # time (perf at 999 Hz on that backend for the whole statement; CALLERS=1 adds call graphs).
 perf_statement() {

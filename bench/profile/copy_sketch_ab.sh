@@ -30,10 +30,7 @@ one() {
 : >$D/times
 for r in $(seq 1 "$3"); do
 	for b in A B; do
-		# stopped first: a library overwritten under running backends crashes them
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop -m fast >/dev/null
-		if [ $b = A ]; then cp "$1" $LIB/abtree.so; else cp "$2" $LIB/abtree.so; fi
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -l $D/log -w start >/dev/null
+		if [ $b = A ]; then swap_library $D "$1"; else swap_library $D "$2"; fi
 		for rep in $(seq 1 "${4:-5}"); do
 			for s in on off; do
 				res=$(one $s)

@@ -21,8 +21,7 @@ DO \$\$ DECLARE t timestamptz := clock_timestamp(); n int := 0; BEGIN
 S
 chmod 644 $D/loop.sql
 for r in $(seq 1 $3); do for so in $1 $2; do
-  cp $so $LIB/abtree.so
-  runuser -u postgres -- $PG/pg_ctl -D $D/data -w restart -m fast >/dev/null
+  swap_library $D $so
   echo "$(basename $so) round $r: $($P -f $D/loop.sql 2>&1 | grep -o 'ms .*')"
 done; done
 runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop >/dev/null

@@ -36,10 +36,7 @@ chmod 644 $D/run.sql
 : >$D/results
 for r in $(seq 1 "$3"); do
 	for b in A B; do
-		# stopped first: a library overwritten under running backends crashes them
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -w stop -m fast >/dev/null
-		if [ $b = A ]; then cp "$1" $LIB/abtree.so; else cp "$2" $LIB/abtree.so; fi
-		runuser -u postgres -- $PG/pg_ctl -D $D/data -l $D/log -w start >/dev/null
+		if [ $b = A ]; then swap_library $D "$1"; else swap_library $D "$2"; fi
 		rm -f $D/s1 $D/s2 $D/s3
 		$P -f $D/run.sql >/dev/null
 		read -r s1 _ <$D/s1
