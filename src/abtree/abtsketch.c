@@ -592,16 +592,11 @@ abt_sketch_batch_blocks(Relation rel)
 {
 	AbtIndexInfo *info = abt_sketch_info(rel);
 	AbtLostHint *h = abt_sketch_lost_hint(rel);
-	int			n = 0;
+	int			n = abt_sketch_max_blocks(rel);
 
-	for (int k = 0; k < ABT_SKETCH_MAX_COLS; k++)
-	{
-		if ((info->sketch_mask & (1 << k)) == 0)
-			continue;
-		n += ABT_SKETCH_PAGES(info->sketch_log2m);
-		if (h != NULL && (h->lost & (1 << k)) != 0)
-			n -= ABT_SKETCH_SETPAGES(info->sketch_log2m);
-	}
+	if (h != NULL)
+		n -= pg_popcount32(h->lost & info->sketch_mask) *
+			ABT_SKETCH_SETPAGES(info->sketch_log2m);
 	return n;
 }
 
