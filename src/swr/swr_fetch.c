@@ -12,6 +12,7 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/visibilitymap.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_am.h"
@@ -164,7 +165,7 @@ swr_same_block(const SwrFetchAt *order, int j, int k)
 static BlockNumber
 swr_ahead_block(SwrPrefetch *pf, int32 table, int32 *blk_table)
 {
-	while (pf->ahead < pf->st->nbatch)
+	while (pf->ahead < pf->st->nfetch)
 	{
 		const SwrFetchAt *at = &pf->order[pf->ahead];
 
@@ -259,13 +260,13 @@ swr_prefetch_advance(SwrPrefetch *pf, int k)
 		if (!BlockNumberIsValid(blk))
 			break;
 		/* hints twice as far ahead, their buffers' descriptors half as far */
-		if (pf->ahead + 2 * ABT_PREFETCH_AHEAD < st->nbatch)
+		if (pf->ahead + 2 * ABT_PREFETCH_AHEAD < st->nfetch)
 		{
 			const SwrFetchAt *later = &pf->order[pf->ahead + 2 * ABT_PREFETCH_AHEAD];
 
 			abt_hint_prefetch(st->tables[later->table].heap, later->block);
 		}
-		if (pf->ahead + ABT_PREFETCH_AHEAD < st->nbatch)
+		if (pf->ahead + ABT_PREFETCH_AHEAD < st->nfetch)
 		{
 			const SwrFetchAt *later = &pf->order[pf->ahead + ABT_PREFETCH_AHEAD];
 
@@ -376,7 +377,7 @@ swr_block_copy(SwrScanState *st, const SwrFetchAt *order, int k, int end, SwrTab
 		HeapTupleData tuple;
 		ItemId		lp;
 
-		if (j + ABT_PREFETCH_AHEAD < st->nbatch)
+		if (j + ABT_PREFETCH_AHEAD < st->nfetch)
 			abt_prefetch_write(&st->batch[order[j + ABT_PREFETCH_AHEAD].draw].row);
 		d->row = NULL;
 		if (order[j].off == InvalidOffsetNumber)
@@ -438,6 +439,51 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 }
 
 /*
+ * Index-only draws (index-only scans' rule).  A plan that reads no column
+ * (st->empty_row) needs to know only that a draw's row is visible.  On a
+ * heap page the visibility map marks all-visible every tuple is visible to
+ * every snapshot, and a valid index entry's row is there (VACUUM removes
+ * the entries of dead rows before it can mark the page), so such a draw
+ * gets the row of NULLs and its heap page is not read.  The map is read
+ * without a lock on the heap page, as index-only scans read it: the draw
+ * read its entry under the leaf's share lock, after the flush that made
+ * the entry valid under the leaf's exclusive lock, which came after the
+ * heap insert cleared the page's bit, so a recent insert's cleared bit is
+ * seen; a delete clears the bit before its transaction can commit, and a
+ * snapshot that sees the delete was taken after that.  Not in a
+ * serializable transaction (a read without the heap would owe the page a
+ * predicate lock), nor for a snapshot taken during recovery (as the
+ * all-visible shortcut of swr_block_find).  Sets batch[i].row of the draws
+ * settled; returns how many are left, with keys[0..m) their places.
+ */
+static int
+swr_index_only(SwrScanState *st, Snapshot snapshot, AbtKeyed *keys)
+{
+	bool		on = st->empty_row != NULL && IsMVCCSnapshot(snapshot) &&
+		!snapshot->takenDuringRecovery && !IsolationIsSerializable();
+	int			m = 0;
+
+	for (int i = 0; i < st->nbatch; i++)
+	{
+		SwrDraw    *d = &st->batch[i];
+		SwrTable   *t = &st->tables[d->table];
+		BlockNumber blk = ItemPointerGetBlockNumber(&d->tid);
+
+		if (on && t->heap->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			VM_ALL_VISIBLE(t->heap, blk, &t->vmbuf))
+		{
+			d->row = st->empty_row;
+			st->index_only++;
+			continue;
+		}
+		keys[m].key = blk;
+		keys[m].val = i;
+		m++;
+	}
+	return m;
+}
+
+/*
  * Fetch the rows of batch[0..nbatch) in heap block order, each as the
  * snapshot sees it (following HOT chains), and keep a copy of each in its
  * draw: the rows go out in the order drawn (swr_next), not in this one.  A
@@ -460,19 +506,15 @@ swr_fetch_batch(SwrScanState *st)
 	 * digits; with the offset three) and gained nothing, the page being
 	 * in the cache after its first draw.
 	 */
-	for (int i = 0; i < st->nbatch; i++)
-	{
-		keys[i].key = ItemPointerGetBlockNumber(&st->batch[i].tid);
-		keys[i].val = i;
-	}
-	abt_sort_keyed(keys, st->nbatch);
+	st->nfetch = swr_index_only(st, snapshot, keys);
+	abt_sort_keyed(keys, st->nfetch);
 	if (st->ntables > 1)
 	{
-		for (int i = 0; i < st->nbatch; i++)
+		for (int i = 0; i < st->nfetch; i++)
 			keys[i].key = st->batch[keys[i].val].table;
-		abt_sort_keyed(keys, st->nbatch);
+		abt_sort_keyed(keys, st->nfetch);
 	}
-	for (int i = 0; i < st->nbatch; i++)
+	for (int i = 0; i < st->nfetch; i++)
 	{
 		SwrDraw    *d = &st->batch[keys[i].val];
 
@@ -483,7 +525,7 @@ swr_fetch_batch(SwrScanState *st)
 	}
 	abt_scratch_free(keys);
 	swr_prefetch_begin(&pf, st, order);
-	for (int k = 0; k < st->nbatch; k++)
+	for (int k = 0; k < st->nfetch; k++)
 	{
 		SwrDraw    *d = &st->batch[order[k].draw];
 		SwrTable   *t = &st->tables[order[k].table];
@@ -493,14 +535,14 @@ swr_fetch_batch(SwrScanState *st)
 
 		CHECK_FOR_INTERRUPTS();
 		/* the slot the row goes to, a few draws ahead */
-		if (k + ABT_PREFETCH_AHEAD < st->nbatch)
+		if (k + ABT_PREFETCH_AHEAD < st->nfetch)
 			abt_prefetch_write(&st->batch[order[k + ABT_PREFETCH_AHEAD].draw].row);
 		swr_prefetch_advance(&pf, k);
 		if (t->heap->rd_rel->relam == HEAP_TABLE_AM_OID && IsMVCCSnapshot(snapshot))
 		{
 			int			end = k + 1;
 
-			while (end < st->nbatch && swr_same_block(order, k, end))
+			while (end < st->nfetch && swr_same_block(order, k, end))
 				end++;
 			swr_fetch_block(st, order, k, end, t, snapshot);
 			/* the read-ahead has nothing to do within a block */

@@ -493,6 +493,9 @@ swr_end(CustomScanState *node)
 
 		if (t->fetch)
 			table_index_fetch_end(t->fetch);
+		if (BufferIsValid(t->vmbuf))
+			ReleaseBuffer(t->vmbuf);
+		t->vmbuf = InvalidBuffer;
 		if (t->index)
 			index_close(t->index, NoLock);
 		if (t->heap && t->heap != node->ss.ss_currentRelation)
@@ -591,6 +594,10 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 									st->where != SWR_WHERE_REDRAW ? " (not redrawn)" : "");
 
 		ExplainPropertyText("Draws", text, es);
+		if (st->index_only > 0)
+			ExplainPropertyText("Index-Only Draws",
+								psprintf("%lld (all-visible heap pages, not read)",
+										 (long long) st->index_only), es);
 		ExplainPropertyText("Batches",
 							psprintf("%lld in %lld descents, at most %d draws each (abtree.swr_batch_size, work_mem)",
 									 (long long) st->batches, (long long) st->descents,
@@ -601,6 +608,8 @@ swr_explain_counts(SwrScanState *st, ExplainState *es)
 	ExplainPropertyInteger("Draws Invisible", NULL, c.invisible, es);
 	ExplainPropertyInteger("Draws Rejected by Index", NULL, c.tree_rejects, es);
 	ExplainPropertyInteger("Draws Rejected by Filter", NULL, c.filtered, es);
+	if (st->index_only > 0)
+		ExplainPropertyInteger("Index-Only Draws", NULL, st->index_only, es);
 	ExplainPropertyInteger("Batches", NULL, st->batches, es);
 	ExplainPropertyInteger("Descents", NULL, st->descents, es);
 	ExplainPropertyInteger("Batch Draws Max", NULL, st->batchmax, es);

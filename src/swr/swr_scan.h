@@ -45,6 +45,7 @@ typedef struct SwrTable
 	AbtSampleRange range;
 	double		total;			/* what a descent spreads u over */
 	SwrCounts	cur;			/* this scan's draws from this table */
+	Buffer		vmbuf;			/* visibility map page of index-only draws */
 } SwrTable;
 
 typedef struct SwrDraw
@@ -94,7 +95,10 @@ typedef struct SwrScanState
 	int			batchcap;
 	int			round;			/* draws per abt_sample_batch call (abt_sample_round) */
 	int			nbatch;
+	int			nfetch;			/* of them, those whose heap page is read */
 	int			pos;
+	int64		index_only;		/* draws the visibility map settled, every
+								 * loop, for EXPLAIN ANALYZE */
 } SwrScanState;
 
 extern bool swr_weigh_tables(SwrScanState *st);
