@@ -311,6 +311,18 @@ swr_prefetch_end(SwrPrefetch *pf)
 #endif
 
 /*
+ * May a snapshot take a page's all-visible mark (the page's flag, or the
+ * visibility map's bit) for every tuple's visibility?  heapgetpage's rule:
+ * not a snapshot taken during recovery, where the mark may be ahead of it,
+ * and not in a serializable transaction, whose reads owe predicate locks.
+ */
+static inline bool
+swr_trusts_all_visible(Snapshot snapshot)
+{
+	return !snapshot->takenDuringRecovery && !IsolationIsSerializable();
+}
+
+/*
  * Under the block's share lock: replace each fetch's offset by that of the
  * tuple the snapshot sees, or InvalidOffsetNumber.  With the page cached a
  * fetch costs its cache misses (a line pointer and a tuple header at
@@ -324,8 +336,7 @@ swr_block_find(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t,
 	Buffer		buf = ((IndexFetchHeapData *) t->fetch)->xs_cbuf;
 	Page		page = BufferGetPage(buf);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	bool		all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery &&
-		!IsolationIsSerializable();
+	bool		all_visible = PageIsAllVisible(page) && swr_trusts_all_visible(snapshot);
 	bool		read_tuples = !all_visible || st->empty_row == NULL;
 
 	for (int j = k; j < end; j++)
@@ -460,7 +471,7 @@ static int
 swr_index_only(SwrScanState *st, Snapshot snapshot, AbtKeyed *keys)
 {
 	bool		on = st->empty_row != NULL && IsMVCCSnapshot(snapshot) &&
-		!snapshot->takenDuringRecovery && !IsolationIsSerializable();
+		swr_trusts_all_visible(snapshot);
 	int			m = 0;
 
 	for (int i = 0; i < st->nbatch; i++)
