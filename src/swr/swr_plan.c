@@ -213,7 +213,9 @@ swr_planned_n(PlannerInfo *root, TableSampleClause *tsc)
 /*
  * Distinct pages that n draws into T pages read, by the Mackert-Lohman
  * formula PostgreSQL charges an index scan's heap fetches with (so repeated
- * pages count once while effective_cache_size can hold them).
+ * pages count once while effective_cache_size can hold them).  other is
+ * what competes for the cache beside the tables, the index's pages, as
+ * cost_index (heap) and genericcostestimate (index) pass it.
  */
 static double
 swr_pages_fetched(PlannerInfo *root, double n, double pages, double other)
@@ -271,7 +273,7 @@ swr_make_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, List *leav
 	cpath->path.rows = rel->rows;
 	cpath->path.startup_cost = qcost.startup;
 	cpath->path.total_cost = qcost.startup +
-		random_page_cost * (swr_pages_fetched(root, n, pages->index, pages->heap) +
+		random_page_cost * (swr_pages_fetched(root, n, pages->index, pages->index) +
 							swr_pages_fetched(root, n, pages->heap, pages->index)) +
 		n * (cpu_index_tuple_cost + cpu_tuple_cost + qcost.per_tuple +
 			 cpu_operator_cost * Max(1.0, log2(Max(rel->tuples, 2.0))));
