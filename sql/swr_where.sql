@@ -316,6 +316,49 @@ FROM swr_counts('SELECT count(*) FROM swr_w TABLESAMPLE swr(2000) REPEATABLE (9)
 BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT swr_index_only('SELECT count(*) FROM swr_w TABLESAMPLE swr(2000) REPEATABLE (9)') AS serializable;
 COMMIT;
+-- covered plans (swr_plan_cover): a plan that reads only columns of the
+-- sample index (key or INCLUDE) makes an index-only draw's row from the
+-- entry.  With the same seed, its rows are those of a plan that also reads
+-- a column the index lacks (fetched from the heap): NULLs, text, numeric
+-- and posting tuples (CREATE INDEX folds runs of equal keys), a WHERE on
+-- indexed columns, partitions that order their columns differently.  A
+-- system column or the whole row reads the heap.
+CREATE TABLE swr_c (id int, k int, t text, inc numeric, other int) WITH (autovacuum_enabled = off);
+INSERT INTO swr_c
+  SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE i % 300 END,
+         CASE WHEN i % 7 = 0 THEN NULL ELSE repeat(md5((i % 40)::text), 1 + i % 3) END,
+         (i % 600) / 7.0, i
+  FROM generate_series(1, 6000) i;
+CREATE INDEX swr_c_kt ON swr_c USING abtree (k, t) INCLUDE (inc);
+VACUUM swr_c;
+-- more entries a leaf than plain tuples of these columns fit (about 80)
+SELECT entries / leaf_pages > 200 AS postings FROM abtree_stats('swr_c_kt');
+SELECT a.s = b.s AS same_rows, a.n, a.nulls > 0 AS some_null_k, a.tnulls > 0 AS some_null_t,
+       swr_index_only('SELECT array_agg(t) FROM swr_c TABLESAMPLE swr(3000) REPEATABLE (11)')
+         = 3000 AS all_index_only,
+       swr_index_only('SELECT array_agg(other) FROM swr_c TABLESAMPLE swr(3000) REPEATABLE (11)')
+         = 0 AS other_from_heap
+FROM (SELECT array_agg(ROW(k, t, inc) ORDER BY k, t, inc) s, count(*) n,
+             count(*) FILTER (WHERE k IS NULL) nulls, count(*) FILTER (WHERE t IS NULL) tnulls
+      FROM swr_c TABLESAMPLE swr(3000) REPEATABLE (11)) a,
+     (SELECT array_agg(ROW(k, t, inc) ORDER BY k, t, inc) s, sum(other) o
+      FROM swr_c TABLESAMPLE swr(3000) REPEATABLE (11)) b;
+SELECT a.s = b.s AS same_filtered_rows, a.n,
+       swr_index_only('SELECT sum(inc) FROM swr_c TABLESAMPLE swr(400) REPEATABLE (12) WHERE t IS NULL')
+         > 0 AS where_index_only
+FROM (SELECT array_agg(inc ORDER BY inc) s, count(*) n
+      FROM swr_c TABLESAMPLE swr(400) REPEATABLE (12) WHERE t IS NULL) a,
+     (SELECT array_agg(inc ORDER BY inc) s
+      FROM swr_c TABLESAMPLE swr(400) REPEATABLE (12) WHERE t IS NULL AND other > 0) b;
+SELECT swr_index_only('SELECT count(ctid) FROM swr_c TABLESAMPLE swr(100) REPEATABLE (13)') AS ctid,
+       swr_index_only('SELECT count(s) FROM swr_c s TABLESAMPLE swr(100) REPEATABLE (13)') AS whole_row;
+VACUUM swr_pa;
+SELECT a.s = b.s AS same_partition_rows, a.n,
+       swr_index_only('SELECT array_agg(k) FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (14)')
+         = 1000 AS partitions_index_only
+FROM (SELECT array_agg(k ORDER BY k) s, count(*) n FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (14)) a,
+     (SELECT array_agg(k ORDER BY k) s, sum(id) i FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (14)) b;
+DROP TABLE swr_c;
 DROP FUNCTION swr_index_only(text);
 
 DROP VIEW swr_v;

@@ -3,8 +3,9 @@
 # bash bench/profile/swr_cpu_ab.sh A.so B.so ROUNDS.  One cluster (PostgreSQL 15, 1 GB
 # shared_buffers, jit off), ROWS (default 1,000,000) rows with an abtree index on random y,
 # loaded once.  Per round and build: stop, install that .so, start, prewarm, then in one session
-# three warm-up queries, Q (default 30) SELECT count(*) FROM a TABLESAMPLE swr(N) (default
-# 100,000) and Q BERNOULLI queries of the same expected size.  Measured is the backend's time on
+# three warm-up queries, Q (default 30) SELECT AGG FROM a TABLESAMPLE swr(N) (default 100,000)
+# and Q BERNOULLI queries of the same expected size; AGG defaults to count(*), and sum(y) reads
+# the indexed column.  Measured is the backend's time on
 # a CPU (/proc/PID/schedstat), not the wall clock: this machine's wall times drift by +-30%
 # between minutes (other guests), the time on a CPU much less.  Prints per round and build the
 # milliseconds per query and BERNOULLI / swr, then per build the medians.  Run as root; leaves B
@@ -14,6 +15,7 @@ D=/var/tmp/abtswrcpu/cl
 LIB=$($PG/pg_config --pkglibdir)
 N=${N:-100000}
 Q=${Q:-30}
+AGG=${AGG:-count(*)}
 cp "$1" $LIB/abtree.so
 profile_cluster $D 55493 "jit = off"
 $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
@@ -22,14 +24,14 @@ $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
 pct=$(echo "scale=6; 100 * $N / ${ROWS:-1000000}" | bc)
 {
 	echo "SELECT pg_prewarm('a'), pg_prewarm('a_y');"
-	for i in 1 2 3; do echo "SELECT count(*) FROM a TABLESAMPLE swr($N);"; done
-	echo "SELECT count(*) FROM a TABLESAMPLE bernoulli($pct);"
+	for i in 1 2 3; do echo "SELECT $AGG FROM a TABLESAMPLE swr($N);"; done
+	echo "SELECT $AGG FROM a TABLESAMPLE bernoulli($pct);"
 	echo "SELECT pg_backend_pid() AS pid \\gset"
 	echo "\\setenv ABPID :pid"
 	echo "\\! cat /proc/\$ABPID/schedstat > $D/s1"
-	for i in $(seq $Q); do echo "SELECT count(*) FROM a TABLESAMPLE swr($N);"; done
+	for i in $(seq $Q); do echo "SELECT $AGG FROM a TABLESAMPLE swr($N);"; done
 	echo "\\! cat /proc/\$ABPID/schedstat > $D/s2"
-	for i in $(seq $Q); do echo "SELECT count(*) FROM a TABLESAMPLE bernoulli($pct);"; done
+	for i in $(seq $Q); do echo "SELECT $AGG FROM a TABLESAMPLE bernoulli($pct);"; done
 	echo "\\! cat /proc/\$ABPID/schedstat > $D/s3"
 } >$D/run.sql
 chmod 644 $D/run.sql

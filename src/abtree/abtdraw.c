@@ -35,6 +35,7 @@
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
 #endif
+#include "utils/datum.h"
 #include "utils/spccache.h"
 #include "utils/rel.h"
 
@@ -430,6 +431,7 @@ typedef struct AbtDrawCtx
 	MvsReader  *rd;				/* weighs the pages (NULL: stored weights) */
 	MvsReader  *check;			/* rejects the entries it cannot see, or NULL */
 	AbtDraw    *draws;
+	AbtDrawColumns *cols;		/* where accepted entries' columns go, or NULL */
 	AbtDrawKey *keys;			/* the draws by ascending u */
 	double	   *r;				/* r[k]: key k's position in the page it is at */
 	int			accepted;
@@ -474,6 +476,29 @@ abt_draw_leaf_item(double r)
 	return (OffsetNumber) ((uint64) r & ((1 << ABT_DRAW_ITEM_BITS) - 1));
 }
 
+/*
+ * The index columns of the entry draw i accepted, for a caller that reads
+ * no others (index-only draws): the leaf is share-locked, so the values
+ * passed by reference are copied.  A posting tuple's columns come before
+ * its TIDs, so it deforms as a plain tuple does.
+ */
+static void
+abt_draw_copy_columns(AbtDrawCtx *cx, IndexTuple itup, int i)
+{
+	TupleDesc	desc = RelationGetDescr(cx->rel);
+	Datum	   *values = cx->cols->values + (Size) i * desc->natts;
+	bool	   *isnull = cx->cols->isnull + (Size) i * desc->natts;
+
+	index_deform_tuple(itup, desc, values, isnull);
+	for (int k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (!isnull[k] && !att->attbyval)
+			values[k] = datumCopy(values[k], false, att->attlen);
+	}
+}
+
 static void
 abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber first)
 {
@@ -493,6 +518,8 @@ abt_draw_accept(AbtDrawCtx *cx, int k, Page page, OffsetNumber first)
 	}
 	else
 		d->tid = itup->t_tid;
+	if (cx->cols)
+		abt_draw_copy_columns(cx, itup, cx->keys[k].draw);
 	d->accepted = true;
 	cx->accepted++;
 }
@@ -875,13 +902,14 @@ abt_draw_weigh_by(AbtDrawCtx *cx, Page start, MvsReader *rd, MvsReader **check)
 /*
  * Make one attempt for each of the n draws: on return, draws[i].accepted
  * says whether draws[i].u found an entry, and draws[i].tid holds its heap
- * TID.  Returns the number accepted, and sets *moved to the number rejected
- * because a page grew or split between the reads of its parent and of it:
- * the rejections that a smaller call makes rarer (abt_sample_round).
+ * TID; with cols, the entry's index columns too (AbtDrawColumns).  Returns
+ * the number accepted, and sets *moved to the number rejected because a
+ * page grew or split between the reads of its parent and of it: the
+ * rejections that a smaller call makes rarer (abt_sample_round).
  */
 int
 abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *draws, int n,
-				 int *moved)
+				 AbtDrawColumns *cols, int *moved)
 {
 	AbtDrawCtx	cx;
 	Buffer		buf;
@@ -921,6 +949,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.range = range;
 	cx.rd = abt_draw_weigh_by(&cx, BufferGetPage(buf), rd, &cx.check);
 	cx.draws = draws;
+	cx.cols = cols;
 	cx.keys = abt_scratch_alloc(sizeof(AbtDrawKey) * n);
 	cx.r = abt_scratch_alloc(sizeof(double) * n);
 	cx.accepted = 0;

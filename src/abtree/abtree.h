@@ -570,9 +570,21 @@ typedef struct AbtDraw
 	bool		accepted;		/* out: u found an entry ... */
 	ItemPointerData tid;		/* ... whose heap TID is this */
 } AbtDraw;
+
+/*
+ * Where a batch's accepted entries' index columns go, if the caller wants
+ * them (index-only draws): draw i's column k at values[i * natts + k], the
+ * index's natts; values passed by reference are copied into the memory
+ * context current at the call.
+ */
+typedef struct AbtDrawColumns
+{
+	Datum	   *values;
+	bool	   *isnull;
+} AbtDrawColumns;
 extern double abt_draw_stored_share;
 extern int	abt_sample_batch(Relation rel, AbtSampleRange *range, struct MvsReader *rd,
-							 AbtDraw *draws, int n, int *moved);
+							 AbtDraw *draws, int n, AbtDrawColumns *cols, int *moved);
 /*
  * How many variates the next abt_sample_batch call of a sampler should get,
  * given the last call's: issue 22 found that under heavy inserts a whole

@@ -273,7 +273,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < want; i++)
 			draws[i].u = pg_prng_double(prng);
-		got = abt_sample_batch(rel, range, &rd, draws, want, &moved);
+		got = abt_sample_batch(rel, range, &rd, draws, want, NULL, &moved);
 		for (int i = 0; i < want; i++)
 		{
 			Datum		value = PointerGetDatum(&draws[i].tid);

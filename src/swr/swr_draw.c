@@ -81,6 +81,8 @@ swr_attempt(SwrScanState *st, int from, int count, int *moved)
 	int		   *start = palloc0(sizeof(int) * (st->ntables + 1));
 	int		   *next = palloc(sizeof(int) * st->ntables);
 	int			got = 0;
+	AbtDrawColumns cols = {NULL, NULL};
+	int			natts = 0;
 
 	*moved = 0;
 	for (int k = 0; k < count; k++)
@@ -107,8 +109,14 @@ swr_attempt(SwrScanState *st, int from, int count, int *moved)
 			continue;
 		for (int j = start[i]; j < start[i + 1]; j++)
 			ad[j].u = b[order[j]].u;
+		if (st->covered)
+		{
+			natts = RelationGetDescr(t->index)->natts;
+			cols.values = palloc(sizeof(Datum) * n * natts);
+			cols.isnull = palloc(sizeof(bool) * n * natts);
+		}
 		abt_sample_batch(t->index, t->has_range ? &t->range : NULL, &t->reader,
-						 ad + start[i], n, &tmoved);
+						 ad + start[i], n, st->covered ? &cols : NULL, &tmoved);
 		*moved += tmoved;
 		if (n > 1)
 			st->unjudged += tmoved;
@@ -117,6 +125,11 @@ swr_attempt(SwrScanState *st, int from, int count, int *moved)
 		{
 			b[order[j]].accepted = ad[j].accepted;
 			b[order[j]].tid = ad[j].tid;
+			if (st->covered)
+			{
+				b[order[j]].values = cols.values + (j - start[i]) * natts;
+				b[order[j]].isnull = cols.isnull + (j - start[i]) * natts;
+			}
 		}
 		t->cur.draws += n;
 	}

@@ -18,6 +18,7 @@
 #include "catalog/pg_am.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
@@ -450,12 +451,99 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 }
 
 /*
+ * Which columns of the scan can come from the entries the draws accept?
+ * When every column the plan reads, in its output and in its WHERE, is a
+ * plain column of every table's sample index with the table's own type
+ * (key or INCLUDE: abtree returns them all), index-only draws give rows
+ * made of those columns (swr_cover_row) and NULL elsewhere, which nothing
+ * reads.  Not for system columns or a whole-row reference (attno <= 0),
+ * nor a column an index has only inside an expression.  Sets st->covered
+ * and each table's cover; the draws then copy their entries' columns.
+ */
+void
+swr_plan_cover(SwrScanState *st)
+{
+	Plan	   *plan = st->css.ss.ps.plan;
+	Index		scanrelid = ((Scan *) plan)->scanrelid;
+	TupleDesc	scandesc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	List	   *vars = pull_var_clause((Node *) list_make2(plan->targetlist, plan->qual),
+									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	Bitmapset  *read = NULL;
+	ListCell   *lc;
+
+	st->covered = false;
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst_node(Var, lc);
+
+		if (var->varno != scanrelid || var->varlevelsup != 0 || var->varattno <= 0)
+			return;
+		read = bms_add_member(read, var->varattno);
+	}
+	for (int i = 0; i < st->ntables; i++)
+	{
+		SwrTable   *t = &st->tables[i];
+		TupleDesc	idesc = RelationGetDescr(t->index);
+		Bitmapset  *missing = bms_copy(read);
+		int			a = -1;
+
+		t->cover = palloc0(sizeof(AttrNumber) * idesc->natts);
+		while ((a = bms_next_member(read, a)) >= 0)
+		{
+			AttrNumber	tattno = t->map ? t->map->attnums[a - 1] : a;
+
+			for (int k = 0; k < idesc->natts; k++)
+			{
+				if (t->index->rd_index->indkey.values[k] != tattno || tattno == 0 ||
+					TupleDescAttr(idesc, k)->atttypid != TupleDescAttr(scandesc, a - 1)->atttypid)
+					continue;
+				t->cover[k] = a;
+				missing = bms_del_member(missing, a);
+			}
+		}
+		if (!bms_is_empty(missing))
+			return;
+	}
+	st->covered = true;
+}
+
+/*
+ * The row of draw d of table t made of its entry's columns (swr_plan_cover),
+ * in the current memory context, with its TID and table.  values and
+ * isnull are work arrays of the scan's width.
+ */
+static HeapTuple
+swr_cover_row(SwrScanState *st, SwrTable *t, SwrDraw *d, Datum *values, bool *isnull)
+{
+	TupleDesc	desc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	int			natts = RelationGetDescr(t->index)->natts;
+	HeapTuple	row;
+
+	memset(isnull, true, sizeof(bool) * desc->natts);
+	for (int k = 0; k < natts; k++)
+	{
+		if (t->cover[k] == 0)
+			continue;
+		values[t->cover[k] - 1] = d->values[k];
+		isnull[t->cover[k] - 1] = d->isnull[k];
+	}
+	row = heap_form_tuple(desc, values, isnull);
+	row->t_self = d->tid;
+	row->t_tableOid = RelationGetRelid(t->heap);
+	return row;
+}
+
+/*
  * Index-only draws (index-only scans' rule).  A plan that reads no column
- * (st->empty_row) needs to know only that a draw's row is visible.  On a
+ * (st->empty_row) needs to know only that a draw's row is visible, and one
+ * that reads only its sample indexes' columns (st->covered) gets them from
+ * the entry (a HOT chain's members agree on every indexed column).  On a
  * heap page the visibility map marks all-visible every tuple is visible to
  * every snapshot, and a valid index entry's row is there (VACUUM removes
  * the entries of dead rows before it can mark the page), so such a draw
- * gets the row of NULLs and its heap page is not read.  The map is read
+ * gets the row of NULLs, or the row made of its entry's columns, and its
+ * heap page is not read.  The map is read
  * without a lock on the heap page, as index-only scans read it: the draw
  * read its entry under the leaf's share lock, after the flush that made
  * the entry valid under the leaf's exclusive lock, which came after the
@@ -470,8 +558,11 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 static int
 swr_index_only(SwrScanState *st, Snapshot snapshot, AbtKeyed *keys)
 {
-	bool		on = st->empty_row != NULL && IsMVCCSnapshot(snapshot) &&
+	bool		on = (st->empty_row != NULL || st->covered) && IsMVCCSnapshot(snapshot) &&
 		swr_trusts_all_visible(snapshot);
+	int			natts = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
+	Datum	   *values = st->covered ? palloc0(sizeof(Datum) * Max(natts, 1)) : NULL;
+	bool	   *isnull = st->covered ? palloc(sizeof(bool) * Max(natts, 1)) : NULL;
 	int			m = 0;
 
 	for (int i = 0; i < st->nbatch; i++)
@@ -483,7 +574,7 @@ swr_index_only(SwrScanState *st, Snapshot snapshot, AbtKeyed *keys)
 		if (on && t->heap->rd_rel->relam == HEAP_TABLE_AM_OID &&
 			VM_ALL_VISIBLE(t->heap, blk, &t->vmbuf))
 		{
-			d->row = st->empty_row;
+			d->row = st->covered ? swr_cover_row(st, t, d, values, isnull) : st->empty_row;
 			st->index_only++;
 			continue;
 		}

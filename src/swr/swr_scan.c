@@ -275,6 +275,8 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "swr range",
 										 ALLOCSET_SMALL_SIZES);
 	swr_open_tables(st, estate);
+	if (st->empty_row == NULL)
+		swr_plan_cover(st);
 	st->batchmax = swr_batch_max(st);
 	st->round = st->batchmax;
 	st->scancxt = CurrentMemoryContext;

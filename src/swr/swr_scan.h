@@ -46,6 +46,8 @@ typedef struct SwrTable
 	double		total;			/* what a descent spreads u over */
 	SwrCounts	cur;			/* this scan's draws from this table */
 	Buffer		vmbuf;			/* visibility map page of index-only draws */
+	AttrNumber *cover;			/* covered plans: the scan column each index
+								 * column fills (0: none) */
 } SwrTable;
 
 typedef struct SwrDraw
@@ -55,6 +57,8 @@ typedef struct SwrDraw
 	bool		accepted;		/* the index found an entry ... */
 	ItemPointerData tid;		/* ... pointing here */
 	HeapTuple	row;			/* a copy of the row, if the snapshot sees it */
+	Datum	   *values;			/* covered plans: the entry's index columns */
+	bool	   *isnull;
 } SwrDraw;
 
 typedef struct SwrScanState
@@ -88,6 +92,8 @@ typedef struct SwrScanState
 
 	HeapTuple	empty_row;		/* the plan reads no column: every row
 								 * returned is this one, of NULLs */
+	bool		covered;		/* it reads only columns of every sample
+								 * index (swr_plan_cover) */
 	SwrDraw    *batch;			/* in the order drawn */
 	int			batchmax;		/* draws per batch whose rows fit work_mem */
 	int64		batches;		/* made in every loop, for EXPLAIN ANALYZE */
@@ -107,5 +113,6 @@ extern TupleTableSlot *swr_next(ScanState *ss);
 /* swr_fetch.c */
 extern HeapTuple swr_copy_row(SwrScanState *st, SwrTable *t, TupleTableSlot *fetched);
 extern void swr_fetch_batch(SwrScanState *st);
+extern void swr_plan_cover(SwrScanState *st);
 
 #endif							/* SWR_SCAN_H */
