@@ -543,8 +543,8 @@ swr_cover_row(SwrScanState *st, SwrTable *t, SwrDraw *d, Datum *values, bool *is
  * every snapshot, and a valid index entry's row is there (VACUUM removes
  * the entries of dead rows before it can mark the page), so such a draw
  * gets the row of NULLs, or the row made of its entry's columns, and its
- * heap page is not read.  The map is read
- * without a lock on the heap page, as index-only scans read it: the draw
+ * heap page is not read.  The map is read without a lock on the heap
+ * page, as index-only scans read it: the draw
  * read its entry under the leaf's share lock, after the flush that made
  * the entry valid under the leaf's exclusive lock, which came after the
  * heap insert cleared the page's bit, so a recent insert's cleared bit is
