@@ -1,7 +1,8 @@
 #!/bin/bash
-# One backend running SELECT count(*) FROM a TABLESAMPLE swr(N) for 12 s on ROWS rows
+# One backend running SELECT AGG FROM a TABLESAMPLE swr(N) for 12 s on ROWS rows
 # (abtree index on random y, table and index prewarmed); perf on it for 8 s.
-# N (default 10000) and ROWS (default 1000000) come from the environment; PROFILE_CONF, if
+# N (default 10000), ROWS (default 1000000) and AGG (default count(*); sum(y) reads the
+# indexed column) come from the environment; PROFILE_CONF, if
 # set, is one more postgresql.conf line (e.g. "huge_pages = on", with vm.nr_hugepages set).
 # Run as root with the extension installed in PostgreSQL 15 (release build).  Prints the
 # runs' latency and perf's top functions.
@@ -13,10 +14,10 @@ $P -c "CREATE EXTENSION abtree; CREATE EXTENSION pg_prewarm" \
    -c "VACUUM ANALYZE a" -c "SELECT pg_prewarm('a'), pg_prewarm('a_y')" >/dev/null
 cat > $D/loop.sql <<'S'
 DO $$ DECLARE t timestamptz := clock_timestamp(); n int := 0; BEGIN
-  WHILE clock_timestamp() < t + interval '12 s' LOOP PERFORM count(*) FROM a TABLESAMPLE swr(@N@); n := n + 1; END LOOP;
+  WHILE clock_timestamp() < t + interval '12 s' LOOP PERFORM @AGG@ FROM a TABLESAMPLE swr(@N@); n := n + 1; END LOOP;
   RAISE NOTICE 'runs: %, ms per run: %', n, round(12000.0 / n, 2); END $$;
 S
-sed -i "s/@N@/${N:-10000}/" $D/loop.sql
+sed -i "s/@N@/${N:-10000}/; s/@AGG@/${AGG:-count(*)}/" $D/loop.sql
 chmod 644 $D/loop.sql
 $P -f $D/loop.sql &
 sleep 2
