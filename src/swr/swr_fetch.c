@@ -466,9 +466,10 @@ swr_plan_cover(SwrScanState *st)
 	Plan	   *plan = st->css.ss.ps.plan;
 	Index		scanrelid = ((Scan *) plan)->scanrelid;
 	TupleDesc	scandesc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-	List	   *vars = pull_var_clause((Node *) list_make2(plan->targetlist, plan->qual),
-									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
-									   PVC_RECURSE_PLACEHOLDERS);
+	int			flags = PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+		PVC_RECURSE_PLACEHOLDERS;
+	List	   *vars = list_concat(pull_var_clause((Node *) plan->targetlist, flags),
+								   pull_var_clause((Node *) plan->qual, flags));
 	Bitmapset  *read = NULL;
 	ListCell   *lc;
 
