@@ -9,6 +9,8 @@ backend runs `SELECT count(*) FROM a TABLESAMPLE swr(10000)` in a loop while
 `perf record -g -p <its pid>` runs for SECONDS (default 8).  `busy`: the same while the two keep
 inserting (2 seconds after they start).  Prints the EXPLAIN ANALYZE of one query under the
 snapshot (draws, rejections, descents) and the top functions (perf report --no-children).
+With WAITS=1 in the environment perf records the sampler's scheduler switches instead
+(sched:sched_switch, DWARF call graphs), and lock_waits.py prints where it slept on a lock.
 Used for bench/results/old_snapshot_profile.md.  Run as root; needs perf.
 """
 
@@ -55,18 +57,29 @@ def main():
         plan = run(s, "EXPLAIN (ANALYZE) " + QUERY)
         print("\n".join(r[0] for r in plan))
         data = f"/tmp/old_snapshot_{mode}.perf"
-        perf = subprocess.Popen(["perf", "record", "-g", "-o", data, "-p", str(pid), "--",
+        waits = os.environ.get("WAITS") == "1"
+        events = ["-e", "sched:sched_switch", "--call-graph", "dwarf,16384"] if waits else ["-g"]
+        perf = subprocess.Popen(["perf", "record"] + events + ["-o", data, "-p", str(pid), "--",
                                  "sleep", str(seconds)], stderr=subprocess.DEVNULL)
+        queries = 0
+        t0 = time.monotonic()
         while perf.poll() is None:
             run(s, QUERY)
+            queries += 1
+        print(f"{queries} queries, {1000 * (time.monotonic() - t0) / max(queries, 1):.1f} ms each")
         state["stop"] = True
         for t in threads:
             t.join()
         print(f"rows the snapshot cannot see: {state['rows']:,}")
         print(run(c, "SELECT * FROM abtree_mvstore()"))
         run(s, "COMMIT")
-        subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol",
-                        "--stdio", "-g", "none", "--percent-limit", "1.5"])
+        if waits:
+            subprocess.run([sys.executable,
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "lock_waits.py"), data])
+        else:
+            subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "symbol",
+                            "--stdio", "-g", "none", "--percent-limit", "1.5"])
 
 
 if __name__ == "__main__":
