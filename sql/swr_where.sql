@@ -358,6 +358,10 @@ SELECT a.s = b.s AS same_partition_rows, a.n,
          = 1000 AS partitions_index_only
 FROM (SELECT array_agg(k ORDER BY k) s, count(*) n FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (14)) a,
      (SELECT array_agg(k ORDER BY k) s, sum(id) i FROM swr_pa TABLESAMPLE swr(1000) REPEATABLE (14)) b;
+-- a serializable transaction reads the heap for covered plans too
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT swr_index_only('SELECT array_agg(t) FROM swr_c TABLESAMPLE swr(300) REPEATABLE (15)') AS serializable_covered;
+COMMIT;
 DROP TABLE swr_c;
 DROP FUNCTION swr_index_only(text);
 

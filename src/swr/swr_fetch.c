@@ -451,14 +451,23 @@ swr_fetch_block(SwrScanState *st, SwrFetchAt *order, int k, int end, SwrTable *t
 }
 
 /*
- * Which columns of the scan can come from the entries the draws accept?
- * When every column the plan reads, in its output and in its WHERE, is a
- * plain column of every table's sample index with the table's own type
- * (key or INCLUDE: abtree returns them all), index-only draws give rows
- * made of those columns (swr_cover_row) and NULL elsewhere, which nothing
- * reads.  Not for system columns or a whole-row reference (attno <= 0),
- * nor a column an index has only inside an expression.  Sets st->covered
- * and each table's cover; the draws then copy their entries' columns.
+ * What the plan reads of its rows, decided once at the start of the scan.
+ *
+ * A plan that reads no column (count(*): no Var in the output, no WHERE; a
+ * row mark or a whole-row reference is a Var): the fetches only decide
+ * which draws are visible, and each row returned is the same row of NULLs
+ * instead of a copy (st->empty_row; swr_fetch_block, swr_index_only).
+ *
+ * Otherwise, when every column the plan reads, in its output and in its
+ * WHERE, is a plain column of every table's sample index with the table's
+ * own type (key or INCLUDE: abtree returns them all), index-only draws
+ * give rows made of those columns (swr_cover_row) and NULL elsewhere,
+ * which nothing reads.  Not for system columns or a whole-row reference
+ * (attno <= 0), nor a column an index has only inside an expression, nor
+ * under a snapshot that may not take the visibility map's word (then no
+ * draw is index-only, and copying the entries' columns would be wasted).
+ * Sets st->covered and each table's cover; the draws then copy their
+ * entries' columns.
  */
 void
 swr_plan_cover(SwrScanState *st)
@@ -466,14 +475,27 @@ swr_plan_cover(SwrScanState *st)
 	Plan	   *plan = st->css.ss.ps.plan;
 	Index		scanrelid = ((Scan *) plan)->scanrelid;
 	TupleDesc	scandesc = st->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
 	int			flags = PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
 		PVC_RECURSE_PLACEHOLDERS;
-	List	   *vars = list_concat(pull_var_clause((Node *) plan->targetlist, flags),
-								   pull_var_clause((Node *) plan->qual, flags));
+	List	   *vars;
 	Bitmapset  *read = NULL;
 	ListCell   *lc;
 
 	st->covered = false;
+	if (plan->qual == NIL && !contain_var_clause((Node *) plan->targetlist))
+	{
+		Datum	   *values = palloc0(sizeof(Datum) * Max(scandesc->natts, 1));
+		bool	   *isnull = palloc(sizeof(bool) * Max(scandesc->natts, 1));
+
+		memset(isnull, true, sizeof(bool) * Max(scandesc->natts, 1));
+		st->empty_row = heap_form_tuple(scandesc, values, isnull);
+		return;
+	}
+	if (!IsMVCCSnapshot(snapshot) || !swr_trusts_all_visible(snapshot))
+		return;
+	vars = list_concat(pull_var_clause((Node *) plan->targetlist, flags),
+					   pull_var_clause((Node *) plan->qual, flags));
 	foreach(lc, vars)
 	{
 		Var		   *var = lfirst_node(Var, lc);

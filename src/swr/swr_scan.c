@@ -57,8 +57,6 @@
 
 #include "swr_scan.h"
 
-#include "optimizer/optimizer.h"
-
 static Node *swr_create_scan_state(CustomScan *cscan);
 static void swr_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *swr_exec(CustomScanState *node);
@@ -244,23 +242,6 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	node->ss.ps.qual = NULL;
 
-	/*
-	 * A plan that reads no column of its rows (count(*): no Var in the
-	 * output, no WHERE; a row mark or a whole-row reference is a Var): the
-	 * fetches only decide which draws are visible, and each row returned
-	 * is the same row of NULLs instead of a copy (swr_fetch_block).
-	 */
-	if (cscan->scan.plan.qual == NIL &&
-		!contain_var_clause((Node *) cscan->scan.plan.targetlist))
-	{
-		TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-		Datum	   *values = palloc0(sizeof(Datum) * Max(desc->natts, 1));
-		bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
-
-		memset(isnull, true, sizeof(bool) * Max(desc->natts, 1));
-		st->empty_row = heap_form_tuple(desc, values, isnull);
-	}
-
 	st->nfixed = has_seed ? 2 : 1;
 	st->shard = shard;
 	st->nexpr = ExecInitExpr(linitial(exprs), &node->ss.ps);
@@ -275,8 +256,7 @@ swr_begin(CustomScanState *node, EState *estate, int eflags)
 	st->rangecxt = AllocSetContextCreate(CurrentMemoryContext, "swr range",
 										 ALLOCSET_SMALL_SIZES);
 	swr_open_tables(st, estate);
-	if (st->empty_row == NULL)
-		swr_plan_cover(st);
+	swr_plan_cover(st);
 	st->batchmax = swr_batch_max(st);
 	st->round = st->batchmax;
 	st->scancxt = CurrentMemoryContext;
