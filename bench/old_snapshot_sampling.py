@@ -41,7 +41,7 @@ from harness.stats import fmt  # noqa: E402
 ROWS = 1_000_000
 
 
-class Inserters:
+class Sessions:
     """Two sessions inserting until stopped (or, with write=False, keeping a core busy with a
     query that writes nothing); counts the rows they added."""
 
@@ -99,7 +99,7 @@ def measure(reps, t0):
         sampler = old_snapshot(cl)
         for phase in ("idle", "cpu", "busy", "busy", "after"):
             if phase in ("cpu", "busy"):
-                with Inserters(cl, write=phase == "busy") as ins:
+                with Sessions(cl, write=phase == "busy") as ins:
                     res[phase] += timed_queries(sampler, reps)
                 inserted += ins.rows
             else:
