@@ -436,6 +436,7 @@ typedef struct AbtDrawCtx
 	double	   *r;				/* r[k]: key k's position in the page it is at */
 	int			accepted;
 	int			moved;			/* rejected because a page grew or split */
+	bool		recheck;		/* a heavier child may stay so (in recovery) */
 } AbtDrawCtx;
 
 /* The draws keys[start..end) bound for one child, all within its downlink. */
@@ -751,9 +752,12 @@ abt_child_reads_end(AbtChildReads *reads)
  * the downlink the draws followed.  If the page now weighs more than that
  * (an insert's weight pass added below the downlink after we read it), the
  * units past limit could not be reached, so the page's last entries would
- * be drawn too rarely: the group is rejected instead, unless the weights
- * stay inconsistent after a second look (abt_downlink_caught_up), and then
- * the draws go on within limit.  A leaf accepts its draws; an internal
+ * be drawn too rarely: the group is rejected instead.  On a primary the
+ * downlink has caught up by now (W1L holds in memory at every moment once
+ * abt_recovery_check has run), so the group is rejected at once, without
+ * waiting for the parent's lock, which a batched flush may hold.  In
+ * recovery the weights can stay inconsistent after a second look
+ * (abt_downlink_caught_up), and then the draws go on within limit.  A leaf accepts its draws; an internal
  * page appends groups for the next level to next (returns how many).
  */
 static int
@@ -790,7 +794,8 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 			cx->r[k] = cx->keys[k].u * total;
 	}
 	else if (total > limit &&
-			 abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total))
+			 (!cx->recheck ||
+			  abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total)))
 	{
 		cx->moved += end - start;
 		UnlockReleaseBuffer(buf);
@@ -954,6 +959,8 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.r = abt_scratch_alloc(sizeof(double) * n);
 	cx.accepted = 0;
 	cx.moved = 0;
+	/* set once abt_recovery_check ran, which it does not in recovery */
+	cx.recheck = !cx.info->recovery_checked;
 	abt_sort_draws(cx.keys, draws, n);
 
 	/*
