@@ -797,6 +797,9 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 			 (!cx->recheck ||
 			  abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total)))
 	{
+		/* the second look a primary skips would have found it caught up */
+		Assert(cx->recheck ||
+			   abt_downlink_caught_up(cx->rel, cx->info, cx->range, cx->rd, parent, blkno, total));
 		cx->moved += end - start;
 		UnlockReleaseBuffer(buf);
 		return 0;
