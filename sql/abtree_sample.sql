@@ -162,5 +162,33 @@ DROP TABLE abt_hi;
 DROP FUNCTION abt_leaf_flags(regclass);
 DROP EXTENSION pageinspect;
 
+-- Deferred pages (README, "Batched draws"): a batch that reaches a page a
+-- writer holds exclusively visits it after the level's other pages.  The
+-- order of visits changes no draw's route: with abtree.debug_defer_draws,
+-- which defers every other page of a level (16 at most), the same seed gives the
+-- same draws, draw for draw, also within a key range and on a weighted
+-- index, and abtree_status counts the pages put off.
+CREATE TABLE abt_df (k int, w int);
+INSERT INTO abt_df SELECT g, 1 + g % 7 FROM generate_series(1, 200000) g;
+CREATE INDEX abt_df_k ON abt_df USING abtree (k);
+CREATE INDEX abt_df_w ON abt_df USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+SELECT array_agg(t) AS df_plain FROM abtree_sample_tids('abt_df_k', 5000, 0.77) t \gset
+SELECT array_agg(t) AS df_range
+  FROM abtree_sample_tids_range('abt_df_k', 3000, 0.5, 20000, 150000) t \gset
+SELECT array_agg(t) AS df_weighted FROM abtree_sample_tids('abt_df_w', 5000, 0.25) t \gset
+SELECT value::bigint AS df_deferred FROM abtree_status() WHERE item = 'pages_deferred' \gset
+SET abtree.debug_defer_draws = on;
+SELECT (SELECT array_agg(t) FROM abtree_sample_tids('abt_df_k', 5000, 0.77) t) = :'df_plain'
+       AS same_draws_deferred,
+       (SELECT array_agg(t)
+          FROM abtree_sample_tids_range('abt_df_k', 3000, 0.5, 20000, 150000) t) = :'df_range'
+       AS same_range_draws_deferred,
+       (SELECT array_agg(t) FROM abtree_sample_tids('abt_df_w', 5000, 0.25) t) = :'df_weighted'
+       AS same_weighted_draws_deferred;
+RESET abtree.debug_defer_draws;
+SELECT value::bigint > :df_deferred AS pages_deferred
+  FROM abtree_status() WHERE item = 'pages_deferred';
+DROP TABLE abt_df;
+
 DROP TABLE abt_s, abt_draw, abt_wdraw, abt_rdraw, abt_vdraw, abt_chisq_crit;
 DROP FUNCTION abt_chisq(bigint[], float8[]);

@@ -73,6 +73,7 @@ extern int	abt_debug_pass_pause_level;
 extern int	abt_debug_pass_error_level;
 extern bool abt_debug_path_record;
 extern bool abt_debug_stale_copies;
+extern bool abt_debug_defer_draws;
 extern int	abt_debug_sample_pause;
 extern int	abt_debug_repair_pause;
 extern int	abt_debug_build_merge_runs;
@@ -116,6 +117,8 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 batch_entries;
 	/* groups locked again: room was left for a lost set that came back */
 	pg_atomic_uint64 batch_retries;
+	/* draws' pages held exclusively when reached, visited later instead */
+	pg_atomic_uint64 draw_pages_deferred;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed

@@ -21,6 +21,7 @@
 /* Every parameter defined below, for abtree_status(); the guc test checks it. */
 const char *const abt_guc_names[] = {
 	"abtree.debug_build_merge_runs",
+	"abtree.debug_defer_draws",
 	"abtree.debug_pass_error_level",
 	"abtree.debug_pass_pause",
 	"abtree.debug_pass_pause_level",
@@ -101,6 +102,7 @@ bool		abt_debug_path_record = true;
  * so that a test reaches that path without timing.
  */
 bool		abt_debug_stale_copies = false;
+bool		abt_debug_defer_draws = false;
 
 /* Testing aid: a draw waits for this key between a page and its child. */
 int			abt_debug_sample_pause = 0;
@@ -291,6 +293,15 @@ abt_define_gucs(void)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("abtree.debug_defer_draws",
+							 "Testing aid: batched draws visit pages as if writers held them.",
+							 "On makes each level of a batch of draws put off every other page (up to as many as it would put off while writers hold them exclusively) until its other pages are done.",
+							 &abt_debug_defer_draws,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("abtree.debug_stale_copies",
 							 "Testing aid: writers' descents route through stale copies of internal pages.",

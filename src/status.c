@@ -83,6 +83,8 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "batch_retries", u64_text(&abt_shared->batch_retries));
 	status_row(rsinfo, "weights", "recovery_raised",
 			   u64_text(&abt_shared->recovery_raised));
+	status_row(rsinfo, "draws", "pages_deferred",
+			   u64_text(&abt_shared->draw_pages_deferred));
 	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));
 	status_row(rsinfo, "swr", "rows", u64_text(&abt_shared->swr_rows));
 	status_row(rsinfo, "swr", "tree_rejects", u64_text(&abt_shared->swr_tree_rejects));

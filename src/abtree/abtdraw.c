@@ -436,6 +436,7 @@ typedef struct AbtDrawCtx
 	double	   *r;				/* r[k]: key k's position in the page it is at */
 	int			accepted;
 	int			moved;			/* rejected because a page grew or split */
+	int			deferred;		/* groups whose page was held exclusively */
 	bool		recheck;		/* a heavier child may stay so (in recovery) */
 } AbtDrawCtx;
 
@@ -821,18 +822,51 @@ abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,
 }
 
 /*
+ * Group grp's draws at its child, buf, share-locked; releases it and
+ * appends the groups of the level below to next (returns how many).  If the
+ * child split since we read its parent (its key range now spans pages),
+ * every draw of the group is rejected: that does not depend on r, so the
+ * accepted draws keep their probabilities (README, "Sampling").  The page's
+ * weight is checked in abt_draw_page.
+ */
+static int
+abt_draw_group(AbtDrawCtx *cx, AbtDrawGroup *grp, Buffer buf, AbtDrawGroup *next)
+{
+	int			n = 0;
+
+	abt_check_page(cx->rel, buf);
+	if (abt_page_ends_at(BufferGetPage(buf), grp->hikey))
+		n = abt_draw_page(cx, buf, grp->start, grp->end, grp->dw, grp->parent, next);
+	else
+	{
+		cx->moved += grp->end - grp->start;
+		UnlockReleaseBuffer(buf);
+	}
+	if (grp->hikey)
+		pfree(grp->hikey);
+	return n;
+}
+
+/*
  * Take the groups of one level on to their pages, in key order, and return
  * the groups of the level below in next (how many).  For each group, r is
- * uniform on [0, dw).  If its page split since we read its parent (its key
- * range now spans pages), every draw of the group is rejected: that does
- * not depend on r, so the accepted draws keep their probabilities (README,
- * "Sampling").  The page's weight is checked in abt_draw_page.
+ * uniform on [0, dw).  A page that a writer holds exclusively when its
+ * turn comes (a batched flush holds its pages until its record is written)
+ * waits until the level's other pages are done, pinned, up to
+ * ABT_DRAW_DEFERRED of them: the batch works meanwhile instead of sleeping
+ * on the lock.  Which page a group visits when does not matter to any
+ * draw's route or test (README, "Batched draws").
  */
+#define ABT_DRAW_DEFERRED	16
+
 static int
 abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *next)
 {
 	AbtChildReads reads;
 	int			nnext = 0;
+	int			deferred[ABT_DRAW_DEFERRED];
+	Buffer		dbufs[ABT_DRAW_DEFERRED];
+	int			ndeferred = 0;
 
 	abt_child_reads_begin(&reads, cx->rel, groups, ngroups, cx->r);
 	for (int g = 0; g < ngroups; g++)
@@ -842,20 +876,23 @@ abt_draw_level(AbtDrawCtx *cx, AbtDrawGroup *groups, int ngroups, AbtDrawGroup *
 		CHECK_FOR_INTERRUPTS();
 		abt_debug_wait(abt_debug_sample_pause);
 		buf = abt_child_reads_next(&reads, g);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		abt_check_page(cx->rel, buf);
-		if (abt_page_ends_at(BufferGetPage(buf), groups[g].hikey))
-			nnext += abt_draw_page(cx, buf, groups[g].start, groups[g].end, groups[g].dw,
-								   groups[g].parent, next + nnext);
-		else
+		if (ndeferred == ABT_DRAW_DEFERRED)
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		else if ((abt_debug_defer_draws && g % 2 == 0) || !abt_try_share_lock(buf))
 		{
-			cx->moved += groups[g].end - groups[g].start;
-			UnlockReleaseBuffer(buf);
+			deferred[ndeferred] = g;
+			dbufs[ndeferred++] = buf;
+			cx->deferred++;
+			continue;
 		}
-		if (groups[g].hikey)
-			pfree(groups[g].hikey);
+		nnext += abt_draw_group(cx, &groups[g], buf, next + nnext);
 	}
 	abt_child_reads_end(&reads);
+	for (int i = 0; i < ndeferred; i++)
+	{
+		LockBuffer(dbufs[i], BUFFER_LOCK_SHARE);
+		nnext += abt_draw_group(cx, &groups[deferred[i]], dbufs[i], next + nnext);
+	}
 	return nnext;
 }
 
@@ -962,6 +999,7 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	cx.r = abt_scratch_alloc(sizeof(double) * n);
 	cx.accepted = 0;
 	cx.moved = 0;
+	cx.deferred = 0;
 	/* set once abt_recovery_check ran, which it does not in recovery */
 	cx.recheck = !cx.info->recovery_checked;
 	abt_sort_draws(cx.keys, draws, n);
@@ -985,6 +1023,8 @@ abt_sample_batch(Relation rel, AbtSampleRange *range, MvsReader *rd, AbtDraw *dr
 	abt_scratch_free(next);
 	abt_scratch_free(cx.keys);
 	abt_scratch_free(cx.r);
+	if (cx.deferred > 0)
+		pg_atomic_fetch_add_u64(&abt_shared->draw_pages_deferred, cx.deferred);
 	*moved = cx.moved;
 	return cx.accepted;
 }

@@ -378,6 +378,7 @@ typedef struct AbtStack
 /* abtstack.c: writers' descent and climb */
 extern Buffer abt_search_leaf(Relation rel, AbtKey *key, AbtStack *stack);
 extern Buffer abt_move_right_exclusive(Relation rel, AbtKey *key, Buffer buf);
+extern bool abt_try_share_lock(Buffer buf);
 extern Buffer abt_lock_parent(Relation rel, AbtStack *stack, int level_index,
 							  BlockNumber child, int mode, OffsetNumber *off);
 extern OffsetNumber abt_find_downlink(Page page, BlockNumber child, OffsetNumber hint);

@@ -177,6 +177,21 @@ abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
  * wait, or if the backend's copy was stale, so that a page once waited for
  * stays copied across its splits.
  */
+/*
+ * A share lock on pinned buffer buf if nobody holds it exclusively now;
+ * false, and no lock, otherwise (ConditionalLockBuffer only asks for an
+ * exclusive one).  A temporary index's buffers are this backend's alone
+ * and take no locks (LockBuffer does nothing for them).
+ */
+bool
+abt_try_share_lock(Buffer buf)
+{
+	if (BufferIsLocal(buf))
+		return true;
+	return LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+									LW_SHARED);
+}
+
 static Buffer
 abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 {
@@ -188,8 +203,7 @@ abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 	buf = abt_read_hinted(rel, blkno);
 	if (owner == 0)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-	else if (!LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
-									   LW_SHARED))
+	else if (!abt_try_share_lock(buf))
 	{
 		if (stale)
 		{
