@@ -109,7 +109,6 @@ typedef struct AbtPairSrc
 	int			pos;
 } AbtPairSrc;
 
-
 struct AbtBuildSort
 {
 	Relation	index;

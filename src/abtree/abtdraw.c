@@ -758,8 +758,9 @@ abt_child_reads_end(AbtChildReads *reads)
  * abt_recovery_check has run), so the group is rejected at once, without
  * waiting for the parent's lock, which a batched flush may hold.  In
  * recovery the weights can stay inconsistent after a second look
- * (abt_downlink_caught_up), and then the draws go on within limit.  A leaf accepts its draws; an internal
- * page appends groups for the next level to next (returns how many).
+ * (abt_downlink_caught_up), and then the draws go on within limit.  A leaf
+ * accepts its draws; an internal page appends groups for the next level to
+ * next (returns how many).
  */
 static int
 abt_draw_page(AbtDrawCtx *cx, Buffer buf, int start, int end, double limit,

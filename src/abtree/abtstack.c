@@ -169,15 +169,6 @@ abt_copy_check(Relation rel, AbtPageCopy *pc, OffsetNumber off)
 #endif
 
 /*
- * An internal page on the way down, share-locked (owner != 0: through
- * copies), or InvalidBuffer when the backend has a stale copy of it and
- * its lock would have to wait: the caller routes through the stale copy,
- * a descent that read the page before its last changes (README, "Copies
- * of internal pages").  Otherwise the page is copied if its lock had to
- * wait, or if the backend's copy was stale, so that a page once waited for
- * stays copied across its splits.
- */
-/*
  * A share lock on pinned buffer buf if nobody holds it exclusively now;
  * false, and no lock, otherwise (ConditionalLockBuffer only asks for an
  * exclusive one).  A temporary index's buffers are this backend's alone
@@ -192,6 +183,15 @@ abt_try_share_lock(Buffer buf)
 									LW_SHARED);
 }
 
+/*
+ * An internal page on the way down, share-locked (owner != 0: through
+ * copies), or InvalidBuffer when the backend has a stale copy of it and
+ * its lock would have to wait: the caller routes through the stale copy,
+ * a descent that read the page before its last changes (README, "Copies
+ * of internal pages").  Otherwise the page is copied if its lock had to
+ * wait, or if the backend's copy was stale, so that a page once waited for
+ * stays copied across its splits.
+ */
 static Buffer
 abt_lock_for_descent(Relation rel, BlockNumber blkno, uint64 owner, bool stale)
 {
