@@ -53,8 +53,8 @@ typedef struct AbtLevelWriter
 	Buffer		buf;			/* current page's buffer, pinned, not locked */
 	Page		page;			/* its contents, built in local memory */
 	uint64		weight;			/* of the current page */
-	IndexTuple	last;			/* last item added (leaf: its pivot is the high key) */
-	bool		last_owned;		/* palloc'd for the writer (else the sort's) */
+	IndexTuple	last;			/* last item added (leaf: its pivot is the high key;
+								 * the copy in page) */
 	IndexTuple	last_hikey;		/* internal: high key of the last child */
 	AbtChild   *pages;			/* finished pages of this level */
 	int			npages;
@@ -133,7 +133,6 @@ abt_writer_init_page(AbtLevelWriter *w, BlockNumber prev)
 	AbtPageGetOpaque(page)->prev = prev;
 	w->weight = 0;
 	w->last = NULL;
-	w->last_owned = false;
 	w->last_hikey = NULL;
 }
 
@@ -244,9 +243,10 @@ abt_build_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
- * Add the next leaf tuple, in key order.  The writer keeps it as its last,
- * and frees it later if owned (else it is the sort's, which outlives the
- * leaf level).
+ * Add the next leaf tuple, in key order, and free it if owned.  The leaf
+ * need not outlive the call: the writer's last is the copy on its page,
+ * which stays until the page's high key is made from it (the sort's
+ * tuples merged from runs live only that long, abt_bsort_tuples_merged).
  */
 static void
 abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owned)
@@ -260,10 +260,10 @@ abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owne
 		abt_writer_finish_page(w, false);
 	abt_writer_put(w, leaf);
 	w->weight += abt_leaf_weight(leaf, weighted);
-	if (w->last && w->last_owned)
-		pfree(w->last);
-	w->last = leaf;
-	w->last_owned = owned;
+	w->last = (IndexTuple) PageGetItem(w->page,
+									   PageGetItemId(w->page, PageGetMaxOffsetNumber(w->page)));
+	if (owned)
+		pfree(leaf);
 }
 
 /*
@@ -294,8 +294,8 @@ abt_build_leaves(Relation index, AbtIndexInfo *info, AbtBuildState *bs,
 	while (abt_bsort_next(bs->sort, &values, &isnull, &tid))
 	{
 		/* the sort's own leaf tuple, if it formed one */
-		bool		owned;
-		IndexTuple	leaf = abt_bsort_current_leaf(bs->sort, &owned);
+		IndexTuple	leaf = abt_bsort_current_leaf(bs->sort);
+		bool		owned = false;
 
 		CHECK_FOR_INTERRUPTS();
 		abt_sketch_build_add(index, bs->sketches, values, isnull);
@@ -403,7 +403,7 @@ abt_tree_writer_begin(Relation index, int fillfactor, int nonleaf_fillfactor,
 	return tw;
 }
 
-/* Add a leaf tuple (palloc'd; the writer keeps it). */
+/* Add a leaf tuple (palloc'd; the writer frees it). */
 void
 abt_tree_writer_add(AbtTreeWriter *tw, IndexTuple leaf)
 {
@@ -461,13 +461,12 @@ abt_sorted_next(AbtSorted *st)
 	bool	   *isnull;
 	ItemPointer tid;
 	IndexTuple	leaf;
-	bool		owned;
 
 	if (!abt_bsort_next(st->bs.sort, &values, &isnull, &tid))
 		return NULL;
-	leaf = abt_bsort_current_leaf(st->bs.sort, &owned);
+	leaf = abt_bsort_current_leaf(st->bs.sort);
 	if (leaf != NULL)
-		return owned ? leaf : CopyIndexTuple(leaf);
+		return CopyIndexTuple(leaf);
 	return abt_form_leaf(st->index, st->info, values, isnull, tid, FrozenTransactionId);
 }
 

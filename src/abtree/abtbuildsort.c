@@ -153,7 +153,8 @@ struct AbtBuildSort
 	AbtPairSrc *psrc;			/* pairs: each source's buffered pairs */
 	AbtTupEntry *theads;		/* tuples: each source's current entry */
 	char	  **tbufs;			/* tuples: each file source's current tuple */
-	bool		current_owned;	/* s->current is a copy for the caller */
+	char	   *tspare[2];		/* tuples: the last two returned from files */
+	int			tspare_next;	/* the one to hand back to a source next */
 	int64		nullpos;		/* pairs output: NULLs returned */
 	/* general mode */
 	Tuplesortstate *sort;
@@ -727,6 +728,9 @@ abt_bsort_merge_setup(AbtBuildSort *s, AbtRuns *from, bool memory)
 		s->tbufs = palloc(sizeof(char *) * nsrc);
 		for (int i = 0; i < nfiles; i++)
 			s->tbufs[i] = palloc(BLCKSZ);
+		s->tspare[0] = palloc(BLCKSZ);
+		s->tspare[1] = palloc(BLCKSZ);
+		s->tspare_next = 0;
 		abt_merge_begin(&s->merge, nsrc, abt_tup_src_cmp, s);
 		for (int i = 0; i < nsrc; i++)
 			if (abt_tup_src_advance(s, i))
@@ -751,6 +755,8 @@ abt_bsort_merge_cleanup(AbtBuildSort *s)
 		for (int i = 0; i < nfiles; i++)
 			pfree(s->tbufs[i]);
 		pfree(s->tbufs);
+		pfree(s->tspare[0]);
+		pfree(s->tspare[1]);
 		pfree(s->theads);
 	}
 	pfree(s->merge.heap);
@@ -826,7 +832,15 @@ abt_bsort_pairs_next(AbtBuildSort *s, AbtPair *out)
 	return true;
 }
 
-/* The next tuple merged from the runs, a copy for the caller; or NULL. */
+/*
+ * The next tuple merged from the runs, or NULL.  It stays valid through the
+ * next call, not longer (the leaf writer and the posting-list builder hold
+ * the previous row that long; abtbuild.c, abtposting.c).  A file source
+ * reads its next tuple into a buffer of its own, so the tuple returned is
+ * not copied: its buffer is swapped for the one returned two calls ago,
+ * which the source then reads into.  A copy per row was 5% of a text
+ * build past memory (bench/results/create_index_profile.md).
+ */
 static IndexTuple
 abt_bsort_tuples_merged(AbtBuildSort *s)
 {
@@ -835,8 +849,14 @@ abt_bsort_tuples_merged(AbtBuildSort *s)
 
 	if (top < 0)
 		return NULL;
-	itup = CopyIndexTuple(ABT_TUP(&s->theads[top]));
-	s->current_owned = true;
+	itup = ABT_TUP(&s->theads[top]);
+	if (top != s->memsrc)
+	{
+		Assert((char *) itup == s->tbufs[top]);
+		s->tbufs[top] = s->tspare[s->tspare_next];
+		s->tspare[s->tspare_next] = (char *) itup;
+		s->tspare_next ^= 1;
+	}
 	abt_merge_next(&s->merge, abt_tup_src_advance(s, top));
 	return itup;
 }
@@ -908,13 +928,12 @@ abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid)
 /*
  * The leaf tuple (abt_form_leaf's, with FrozenTransactionId) of the row
  * abt_bsort_next returned last, if the sort formed it already (tuples
- * mode); else NULL.  *owned: a copy the caller frees (merged from runs);
- * else the sort's, valid until abt_bsort_end.
+ * mode); else NULL.  It is the sort's, and valid through the next call of
+ * abt_bsort_next (merged from runs; else until abt_bsort_end).
  */
 IndexTuple
-abt_bsort_current_leaf(AbtBuildSort *s, bool *owned)
+abt_bsort_current_leaf(AbtBuildSort *s)
 {
-	*owned = s->tuples_mode && s->current_owned;
 	return s->tuples_mode ? s->current : NULL;
 }
 

@@ -121,7 +121,7 @@ struct AbtDedup
 {
 	Relation	rel;
 	IndexTuple	base;			/* the run's first entry, or NULL */
-	bool		base_owned;		/* ours to free (else the sort's) */
+	bool		base_owned;		/* ours to free (else the sort's: one call) */
 	int			maxtids;		/* TIDs one tuple of base's columns takes, or -1 */
 	int			ntids;
 	int			nout;			/* tuples to write, in order */
@@ -229,17 +229,28 @@ abt_dedup_flush(AbtDedup *d, IndexTuple prev)
 }
 
 /*
- * Take the next entry leaf (ours to free if owned); prev is the last entry
- * written.  What is ready to be written then comes from abt_dedup_next.
+ * Take the next entry leaf (ours to free if owned; else the caller's, valid
+ * through the next call only); prev is the last entry written.  What is
+ * ready to be written then comes from abt_dedup_next.
  */
 void
 abt_dedup_add(AbtDedup *d, IndexTuple leaf, bool owned, IndexTuple prev)
 {
 	if (d->base != NULL && abt_leaf_same_columns(d->base, leaf))
 	{
-		/* the run's capacity, once it is a run: no deform per unique key */
+		/*
+		 * Once it is a run: its capacity (no deform per unique key), and a
+		 * base of its own, which must outlive the calls the run lasts.
+		 */
 		if (d->maxtids < 0)
+		{
 			d->maxtids = abt_dedup_capacity(d->rel, d->base);
+			if (!d->base_owned)
+			{
+				d->base = CopyIndexTuple(d->base);
+				d->base_owned = true;
+			}
+		}
 		if (d->ntids < d->maxtids)
 		{
 			d->tids[d->ntids++] = leaf->t_tid;

@@ -430,7 +430,7 @@ extern AbtBuildSort *abt_bsort_begin(Relation index);
 extern void abt_bsort_put(AbtBuildSort *s, ItemPointer tid, Datum *values, bool *isnull);
 extern void abt_bsort_perform(AbtBuildSort *s);
 extern bool abt_bsort_next(AbtBuildSort *s, Datum **values, bool **isnull, ItemPointer *tid);
-extern IndexTuple abt_bsort_current_leaf(AbtBuildSort *s, bool *owned);
+extern IndexTuple abt_bsort_current_leaf(AbtBuildSort *s);
 
 /* abtbuildrun.c: sorted runs on temporary files and their merge */
 typedef struct AbtRuns AbtRuns;
