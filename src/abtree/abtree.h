@@ -842,6 +842,7 @@ typedef struct AbtSketchBuild
 {
 	uint8	   *sk[ABT_SKETCH_MAX_COLS];	/* flat sketches, NULL: none */
 	FmgrInfo   *hash[ABT_SKETCH_MAX_COLS];
+	ChllView	view[ABT_SKETCH_MAX_COLS];	/* of each sketch, made once */
 } AbtSketchBuild;
 
 extern void abt_sketch_write_pages(Relation index, ForkNumber fork, AbtSketchBuild *sb,
