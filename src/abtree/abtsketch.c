@@ -718,8 +718,8 @@ abt_sketch_set_page_changed(const AbtSketchLayout *lay, AbtSketchCol *c, int s)
 
 /*
  * After the changes, in the critical section: list the changed records of
- * each chunk (from the view's bitmap, a byte at a time: usually one bit is
- * set) and dirty the pages that changed.
+ * each chunk (from the view's bitmap, a word at a time: usually a bit or
+ * two of a byte are set) and dirty the pages that changed.
  */
 void
 abt_sketch_mark_dirty(AbtSketchOp *op)
@@ -733,11 +733,12 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 	for (int i = 0; i < op->ncols; i++)
 	{
 		AbtSketchCol *c = &op->cols[i];
+		int			chunk = 0;
+		int			first = 0;	/* the chunk's first bucket */
+		int			n = 0;		/* its changed records so far */
 
 		if (!c->changed)
 			continue;
-		for (int chunk = 0; chunk < lay->nchunks; chunk++)
-			c->idx[chunk][0] = 0;
 		for (int word = 0; word < nbytes; word += sizeof(uint64))
 		{
 			uint64		bits;
@@ -756,16 +757,24 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 				while (set != 0)
 				{
 					int			b = byte * 8 + pg_rightmost_one_pos32(set);
-					int			chunk = b / ABT_SKETCH_PER_CHUNK;
-					uint16	   *idx = c->idx[chunk];
 
-					idx[++idx[0]] = (uint16) (b - chunk * ABT_SKETCH_PER_CHUNK);
+					/* buckets come in order: close the chunks before b's */
+					while (b >= first + ABT_SKETCH_PER_CHUNK)
+					{
+						c->idx[chunk++][0] = (uint16) n;
+						first += ABT_SKETCH_PER_CHUNK;
+						n = 0;
+					}
+					c->idx[chunk][++n] = (uint16) (b - first);
 					set &= set - 1;
 				}
 			}
 		}
+		c->idx[chunk][0] = (uint16) n;
+		while (++chunk < lay->nchunks)
+			c->idx[chunk][0] = 0;
 		MarkBufferDirty(c->bufs[0]);
-		for (int chunk = 0; chunk < lay->nchunks; chunk++)
+		for (chunk = 0; chunk < lay->nchunks; chunk++)
 			if (c->idx[chunk][0] > 0)
 				MarkBufferDirty(c->bufs[chunk + 1]);
 		for (int s = 0; s < lay->setpages; s++)

@@ -12,6 +12,7 @@
 
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
+#include "port/pg_bitutils.h"
 
 /* Redo data of a head page: the header, then changed entries lo..hi-1 */
 typedef struct AbtSketchHeadData
@@ -46,48 +47,73 @@ abt_run_header(uint8 *dst, int off, int len)
 	memcpy(dst, h, ABT_RUN_HDR);
 }
 
+/* Append the run now[start..end) to buf at *len, placed at offset off */
+static inline void
+abt_run_emit(uint8 *buf, int *len, const uint8 *now, int start, int end, int off)
+{
+	abt_run_header(buf + *len, off + start, end - start);
+	memcpy(buf + *len + ABT_RUN_HDR, now + start, end - start);
+	*len += ABT_RUN_HDR + end - start;
+}
+
+/*
+ * Byte j differs: it extends the open run [*start, *end) if fewer than
+ * ABT_RUN_HDR equal bytes lie between (a run header costs as much), else
+ * the open run goes into buf and j starts the next.
+ */
+static inline void
+abt_run_add_byte(uint8 *buf, int *len, const uint8 *now, int *start, int *end, int j, int off)
+{
+	if (*start >= 0 && j - *end < (int) ABT_RUN_HDR)
+	{
+		*end = j + 1;
+		return;
+	}
+	if (*start >= 0)
+		abt_run_emit(buf, len, now, *start, *end, off);
+	*start = j;
+	*end = j + 1;
+}
+
 /*
  * Append to buf at *len the runs of now[0..n) that differ from before,
  * placed at offset off; gaps of fewer than ABT_RUN_HDR equal bytes are
- * bridged (a run header costs as much).  At most 2n + 4 bytes.
+ * bridged.  At most 2n + 4 bytes.  A bucket's change is a few bytes of 36:
+ * words are compared whole, and the differing bytes of a word found from
+ * their XOR, without a test per byte (2.2 times as fast as a byte loop
+ * that skipped equal words, which was 1% of a COPY's profile).
  */
 static void
 abt_sketch_diff_runs(uint8 *buf, int *len, const uint8 *before, const uint8 *now, int n, int off)
 {
+	int			start = -1;		/* the open run is [start, end) */
+	int			end = 0;
 	int			i = 0;
 
-	while (i < n)
+#ifndef WORDS_BIGENDIAN
+	for (; i + (int) sizeof(uint64) <= n; i += sizeof(uint64))
 	{
-		int			end;
-		int			j;
 		uint64		wb;
 		uint64		wn;
+		uint64		x;
 
-		/* a bucket's change is a few bytes of 36: skip equal words whole */
-		if (i + (int) sizeof(uint64) <= n)
+		memcpy(&wb, before + i, sizeof(uint64));
+		memcpy(&wn, now + i, sizeof(uint64));
+		/* byte k of the word is bits 8k..8k+7 (little-endian) */
+		for (x = wb ^ wn; x != 0;)
 		{
-			memcpy(&wb, before + i, sizeof(uint64));
-			memcpy(&wn, now + i, sizeof(uint64));
-			if (wb == wn)
-			{
-				i += sizeof(uint64);
-				continue;
-			}
+			int			k = pg_rightmost_one_pos64(x) / 8;
+
+			x &= ~((uint64) 0xFF << (k * 8));
+			abt_run_add_byte(buf, len, now, &start, &end, i + k, off);
 		}
-		if (before[i] == now[i])
-		{
-			i++;
-			continue;
-		}
-		end = i + 1;
-		for (j = end; j < n && j - end < (int) ABT_RUN_HDR; j++)
-			if (before[j] != now[j])
-				end = j + 1;
-		abt_run_header(buf + *len, off + i, end - i);
-		memcpy(buf + *len + ABT_RUN_HDR, now + i, end - i);
-		*len += ABT_RUN_HDR + end - i;
-		i = end;
 	}
+#endif
+	for (; i < n; i++)
+		if (before[i] != now[i])
+			abt_run_add_byte(buf, len, now, &start, &end, i, off);
+	if (start >= 0)
+		abt_run_emit(buf, len, now, start, end, off);
 }
 
 /*
