@@ -717,9 +717,26 @@ abt_sketch_set_page_changed(const AbtSketchLayout *lay, AbtSketchCol *c, int s)
 }
 
 /*
+ * Changed bucket b joins its chunk's list.  Buckets come in order: the
+ * lists of the chunks before b's are closed (their counts written) first.
+ */
+static inline void
+abt_sketch_list_bucket(AbtSketchCol *c, int *chunk, int *first, int *n, int b)
+{
+	while (b >= *first + ABT_SKETCH_PER_CHUNK)
+	{
+		c->idx[(*chunk)++][0] = (uint16) *n;
+		*first += ABT_SKETCH_PER_CHUNK;
+		*n = 0;
+	}
+	c->idx[*chunk][++(*n)] = (uint16) (b - *first);
+}
+
+/*
  * After the changes, in the critical section: list the changed records of
- * each chunk (from the view's bitmap, a word at a time: usually a bit or
- * two of a byte are set) and dirty the pages that changed.
+ * each chunk (from the view's bitmap, a word at a time, then bit by set
+ * bit) and dirty the pages that changed.  A byte at a time, this loop was
+ * 3% of a one-statement insert; with a test per byte, 0.6% of a COPY.
  */
 void
 abt_sketch_mark_dirty(AbtSketchOp *op)
@@ -739,36 +756,25 @@ abt_sketch_mark_dirty(AbtSketchOp *op)
 
 		if (!c->changed)
 			continue;
+		/* the bitmap is zero past the buckets */
 		for (int word = 0; word < nbytes; word += sizeof(uint64))
 		{
 			uint64		bits;
 
-			/*
-			 * Eight bytes at a time (the bitmap is zero past the buckets):
-			 * this loop was 3% of a one-statement insert byte by byte.
-			 */
 			memcpy(&bits, c->dirty + word, sizeof(bits));
+#ifndef WORDS_BIGENDIAN
+			/* bit j of the word's byte k is its bit 8k + j (little-endian) */
+			for (; bits != 0; bits &= bits - 1)
+				abt_sketch_list_bucket(c, &chunk, &first, &n,
+									   word * 8 + pg_rightmost_one_pos64(bits));
+#else
 			if (bits == 0)
 				continue;
-			for (int byte = word; byte < Min(word + (int) sizeof(uint64), nbytes); byte++)
-			{
-				uint32		set = c->dirty[byte];
-
-				while (set != 0)
-				{
-					int			b = byte * 8 + pg_rightmost_one_pos32(set);
-
-					/* buckets come in order: close the chunks before b's */
-					while (b >= first + ABT_SKETCH_PER_CHUNK)
-					{
-						c->idx[chunk++][0] = (uint16) n;
-						first += ABT_SKETCH_PER_CHUNK;
-						n = 0;
-					}
-					c->idx[chunk][++n] = (uint16) (b - first);
-					set &= set - 1;
-				}
-			}
+			for (int byte = word; byte < word + (int) sizeof(uint64); byte++)
+				for (uint32 set = c->dirty[byte]; set != 0; set &= set - 1)
+					abt_sketch_list_bucket(c, &chunk, &first, &n,
+										   byte * 8 + pg_rightmost_one_pos32(set));
+#endif
 		}
 		c->idx[chunk][0] = (uint16) n;
 		while (++chunk < lay->nchunks)
