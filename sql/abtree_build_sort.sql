@@ -134,6 +134,16 @@ CREATE INDEX bs_t_mem ON bs USING abtree (t DESC NULLS FIRST);
 SELECT bs_check('bs_t_mem', 't', 'DESC NULLS FIRST');
 SELECT s1.entries, s1.entries = s2.entries AS same
   FROM abtree_stats('bs_t_spill') s1, abtree_stats('bs_t_mem') s2;
+-- tuples merged from runs live only through the next one (abtbuild.c keeps
+-- its own copies across rows): the spilled build packs the same leaves,
+-- posting tuples included, as the build in memory, and both build the
+-- sketch that chll_agg makes of the column in the index's order (an
+-- overflow array's contents depend on the order of the adds)
+SELECT s1.pages_per_level = s2.pages_per_level AS same_pages,
+       s1.avg_leaf_fill = s2.avg_leaf_fill AS same_fill,
+       chll_send(abtree_sketch('bs_t_spill', 1)) = chll_send(abtree_sketch('bs_t_mem', 1)) AS same_sketch,
+       chll_send(abtree_sketch('bs_t_mem', 1)) = (SELECT chll_send(chll_agg(t ORDER BY t DESC)) FROM bs) AS sketch_is_agg
+  FROM abtree_stats('bs_t_spill') s1, abtree_stats('bs_t_mem') s2;
 
 -- NULLs reaching half the memory after runs were written: the NULLs, the
 -- pairs in memory and those of the runs all go on in tuplesort
