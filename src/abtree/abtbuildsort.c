@@ -839,7 +839,7 @@ abt_bsort_pairs_next(AbtBuildSort *s, AbtPair *out)
  * reads its next tuple into a buffer of its own, so the tuple returned is
  * not copied: its buffer is swapped for the one returned two calls ago,
  * which the source then reads into.  A copy per row was 5% of a text
- * build past memory (bench/results/create_index_profile.md).
+ * build past memory (bench/results/build_merge_copy_ab.md).
  */
 static IndexTuple
 abt_bsort_tuples_merged(AbtBuildSort *s)
