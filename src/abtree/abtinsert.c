@@ -31,6 +31,7 @@ typedef struct AbtInsertState
 {
 	Relation	rel;
 	AbtIndexInfo *info;
+	Relation	heaprel;		/* the table, to fold full leaves; or NULL */
 	AbtKey	   *key;			/* the full key of the new entry */
 	IndexTuple	newitup;		/* the new entry, while it is being placed */
 	AbtPathEntry path[ABT_MAX_HEIGHT];
@@ -739,6 +740,9 @@ abt_place_entry(AbtInsertState *ist, IndexTuple itup, AbtPosHint *hint)
 				UnlockReleaseBuffer(leaf);
 			continue;
 		}
+		/* a full leaf folds equal entries first, if it may (abtposting.c) */
+		if (PageGetExactFreeSpace(BufferGetPage(leaf)) < need && ist->heaprel != NULL)
+			(void) abt_fold_leaf(rel, ist->heaprel, leaf, need);
 		if (PageGetExactFreeSpace(BufferGetPage(leaf)) >= need && ist->one_record)
 		{
 			if ((ist->placed_valid = abt_insert_one_record(ist, &stack, leaf, itup)))
@@ -782,6 +786,7 @@ abt_insert_entry(Relation rel, AbtKey *key, IndexTuple itup)
 
 	ist.rel = rel;
 	ist.info = abt_index_info(rel);
+	ist.heaprel = NULL;			/* pbtree never folds */
 	ist.key = key;
 	ist.newitup = itup;
 	ist.depth = 0;
@@ -849,6 +854,9 @@ abtinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	/* not valid (InvalidTransactionId) until its weight is everywhere above */
 	itup = abt_form_leaf(rel, ist.info, values, isnull, ht_ctid, InvalidTransactionId);
 	abt_key_from_tuple(rel, &key, itup, false);
+	/* weighted indexes never fold: each entry has its own weight */
+	ist.heaprel = (ist.info->deduplicate && !ist.info->weighted && !ist.info->partitioned) ?
+		heapRel : NULL;
 	ist.key = &key;
 	ist.newitup = itup;
 	ist.depth = 0;

@@ -17,7 +17,11 @@
 #include "abtree.h"
 
 #include "access/transam.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /*
  * The largest posting tuple: half the largest item, as nbtree caps its
@@ -290,4 +294,202 @@ abt_dedup_finish(AbtDedup *d, IndexTuple prev)
 {
 	if (d->base != NULL)
 		abt_dedup_flush(d, prev);
+}
+
+/*
+ * Folding on insert (src/abtree/README, "Posting tuples").  An insert that
+ * finds its leaf full first folds the leaf's runs of equal entries that
+ * every snapshot sees, as nbtree deduplicates before it splits.  Only
+ * valid entries whose xid is frozen or older than every snapshot may fold
+ * (abt_fold_eligible): a posting tuple is frozen, so an entry not yet
+ * valid would gain weight no downlink has, and one some snapshot cannot
+ * see would lose the xid that tells it so.
+ */
+static bool
+abt_fold_eligible(IndexTuple itup, GlobalVisState *vis)
+{
+	TransactionId xid;
+
+	if (AbtLeafIsPosting(itup))
+		return false;
+	xid = abt_leaf_xmin(itup);
+	if (xid == FrozenTransactionId)
+		return true;
+	return TransactionIdIsNormal(xid) && GlobalVisTestIsRemovableXid(vis, xid);
+}
+
+/* Two plain entries of an unweighted index with the same column bytes */
+static bool
+abt_leaf_same_key(IndexTuple a, IndexTuple b)
+{
+	Size		size = IndexTupleSize(a);
+
+	return a->t_info == b->t_info &&
+		memcmp((char *) a + sizeof(IndexTupleData), (char *) b + sizeof(IndexTupleData),
+			   size - sizeof(IndexTupleData) - sizeof(TransactionId)) == 0;
+}
+
+/*
+ * The bytes folding page would free at most: each run of at least
+ * ABT_POSTING_MIN_TIDS eligible entries of one key becomes one tuple (a
+ * cheap look before any tuple is built).
+ */
+static Size
+abt_fold_gain(Page page, GlobalVisState *vis)
+{
+	OffsetNumber off = AbtFirstDataOffset(AbtPageGetOpaque(page));
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	IndexTuple	base = NULL;
+	int			run = 0;
+	Size		gain = 0;
+
+	for (; off <= maxoff + 1; off++)
+	{
+		IndexTuple	itup = NULL;
+
+		if (off <= maxoff)
+		{
+			itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			if (!abt_fold_eligible(itup, vis))
+				itup = NULL;
+		}
+		if (itup != NULL && base != NULL && abt_leaf_same_key(base, itup))
+		{
+			run++;
+			continue;
+		}
+		if (run >= ABT_POSTING_MIN_TIDS)
+		{
+			Size		each = MAXALIGN(IndexTupleSize(base)) + sizeof(ItemIdData);
+			Size		posting = MAXALIGN(IndexTupleSize(base) + ABT_POSTING_TRAILER(run)) +
+				sizeof(ItemIdData);
+
+			if (run * each > posting)
+				gain += run * each - posting;
+		}
+		base = itup;
+		run = itup ? 1 : 0;
+	}
+	return gain;
+}
+
+/* Move what d has ready onto page; *prev is the last entry written. */
+static void
+abt_fold_drain(AbtDedup *d, Page page, IndexTuple *prev)
+{
+	IndexTuple	itup;
+	bool		owned;
+
+	while ((itup = abt_dedup_next(d, &owned)) != NULL)
+	{
+		if (PageAddItem(page, (Item) itup, IndexTupleSize(itup), InvalidOffsetNumber,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "abtree: folded entries do not fit their leaf");
+		*prev = itup;
+	}
+}
+
+/*
+ * page with its runs of eligible entries folded, as a new page: the high
+ * key, then every entry in order, eligible ones through the build's
+ * folding (abt_dedup_*), the others as they are.
+ */
+static Page
+abt_fold_page(Relation rel, Page page, GlobalVisState *vis)
+{
+	Page		folded = PageGetTempPageCopySpecial(page);
+	OffsetNumber off = ABT_HIKEY;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	AbtDedup   *d = abt_dedup_begin(rel);
+	IndexTuple	prev = NULL;
+
+	if (!AbtPageIsRightmost(AbtPageGetOpaque(page)))
+	{
+		ItemId		hk = PageGetItemId(page, ABT_HIKEY);
+
+		if (PageAddItem(folded, PageGetItem(page, hk), ItemIdGetLength(hk), ABT_HIKEY,
+						false, false) != ABT_HIKEY)
+			elog(ERROR, "abtree: could not copy a high key");
+		off = OffsetNumberNext(ABT_HIKEY);
+	}
+
+	/*
+	 * A posting tuple sorts at the block of its first TID, offset 0: below
+	 * that TID's own entry.  Where a run starts the page, that place must
+	 * stay above the left neighbour's high key, which is only known to be
+	 * below the page's first entry; taking that entry as the one before
+	 * keeps the first block's TIDs plain there (abt_dedup_place_ok).
+	 */
+	if (off <= maxoff)
+		prev = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	for (; off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (abt_fold_eligible(itup, vis))
+		{
+			/* older than every snapshot: frozen, as a posting tuple is */
+			IndexTuple	copy = CopyIndexTuple(itup);
+
+			abt_set_leaf_xmin(copy, FrozenTransactionId);
+			abt_dedup_add(d, copy, true, prev);
+			abt_fold_drain(d, folded, &prev);
+			continue;
+		}
+		abt_dedup_finish(d, prev);
+		abt_fold_drain(d, folded, &prev);
+		if (PageAddItem(folded, (Item) itup, IndexTupleSize(itup), InvalidOffsetNumber,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "abtree: folded entries do not fit their leaf");
+		prev = itup;
+	}
+	abt_dedup_finish(d, prev);
+	abt_fold_drain(d, folded, &prev);
+	return folded;
+}
+
+/*
+ * Fold the leaf buf (locked exclusively; an unweighted, non-pbtree index
+ * whose deduplicate_items is on) if that leaves at least need bytes and
+ * ABT_FOLD_MIN_FREE free; heaprel is the table, whose horizon decides what
+ * every snapshot sees.  Returns whether the leaf changed.  The leaf's
+ * weight stays: each posting tuple weighs the valid entries it replaces,
+ * so no downlink changes.  Logged as a full-page image.
+ */
+#define ABT_FOLD_MIN_FREE	(BLCKSZ / 16)
+
+bool
+abt_fold_leaf(Relation rel, Relation heaprel, Buffer buf, Size need)
+{
+	Page		page = BufferGetPage(buf);
+	GlobalVisState *vis = GlobalVisTestFor(heaprel);
+	Size		want = Max(need, ABT_FOLD_MIN_FREE);
+	MemoryContext cxt;
+	MemoryContext old;
+	Page		folded;
+	bool		done = false;
+
+	if (PageGetExactFreeSpace(page) + abt_fold_gain(page, vis) < want)
+		return false;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "abtree fold", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	folded = abt_fold_page(rel, page, vis);
+	if (PageGetExactFreeSpace(folded) >= want)
+	{
+		/* the header's LSN and newest valid xid (mvs_leaf_all_visible) stay */
+		PageSetLSN(folded, PageGetLSN(page));
+		((PageHeader) folded)->pd_prune_xid = ((PageHeader) page)->pd_prune_xid;
+		AbtPageGetOpaque(folded)->flags |= ABTP_HAS_POSTING;
+		AbtPageGetOpaque(folded)->sid++;	/* its items moved */
+		START_CRIT_SECTION();
+		memcpy(page, folded, BLCKSZ);
+		MarkBufferDirty(buf);
+		if (RelationNeedsWAL(rel))
+			log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+		done = true;
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return done;
 }

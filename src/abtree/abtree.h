@@ -892,6 +892,7 @@ extern AbtDedup *abt_dedup_begin(Relation rel);
 extern void abt_dedup_add(AbtDedup *d, IndexTuple leaf, bool owned, IndexTuple prev);
 extern IndexTuple abt_dedup_next(AbtDedup *d, bool *owned);
 extern void abt_dedup_finish(AbtDedup *d, IndexTuple prev);
+extern bool abt_fold_leaf(Relation rel, Relation heaprel, Buffer buf, Size need);
 
 /* abtpage.c: leaf validity */
 extern void abt_set_leaf_xmin(IndexTuple itup, TransactionId xid);

@@ -134,6 +134,50 @@ is($primary->safe_psql('postgres', q{
 SELECT count(*) FROM abtree_sample_tids('p_day', 20000, 0.5) t
  WHERE NOT EXISTS (SELECT FROM p WHERE ctid = t)}), '0', 'every draw is a live row');
 
+# Inserts fold full leaves (src/abtree/README, "Posting tuples"): each
+# fold is a full-page image of the leaf (an XLOG FPI record).  Many
+# committed statements of rows of few keys fill the leaves with entries
+# that every snapshot sees; the standby replays the images and the records
+# after them under wal_consistency_checking.  Then the primary crashes in
+# the middle of such inserts, and once right after them.
+my $fold_sql = q{
+DO $$ BEGIN
+  FOR i IN 1..60 LOOP
+    INSERT INTO p SELECT 100000 + i * 1000 + g, date '2024-01-01' + g % 7, g % 3, 'f'
+      FROM generate_series(1, 500) g;
+    COMMIT;
+  END LOOP;
+END $$;
+};
+$primary->safe_psql('postgres', 'CHECKPOINT');
+$start = $primary->lsn('insert');
+$primary->safe_psql('postgres', $fold_sql);
+$end = $primary->lsn('insert');
+($wal, $err) = index_wal($primary, 'p_day', $start, $end);
+my $folds = () = $wal =~ /desc: FPI /g;
+cmp_ok($folds, '>', 0, "inserts fold leaves, each logged as an image ($folds)") or diag($err);
+cmp_ok($primary->safe_psql('postgres', q{SELECT leaf_pages FROM abtree_stats('p_day')}),
+	'<', 150, 'p_day stays small (30,000 rows of 7 days folded as they came)');
+check_counts($primary, 'primary after folding inserts', 'true');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+check_counts($standby, 'standby after folding inserts', 'false');
+
+my $before = $primary->safe_psql('postgres', 'SELECT count(*) FROM p');
+my $ins = bg_psql($primary, 'ins', $fold_sql);
+ok(wait_for_sql($primary, "SELECT count(*) > $before + 10000 FROM p", $timeout),
+	'folding inserts are under way');
+$primary->stop('immediate');
+bg_finish($ins, $timeout);
+$primary->start;
+# the crashed statement's entries made valid by a flush stay until VACUUM
+check_scan($primary, 'after a crash in folding inserts');
+$primary->safe_psql('postgres', $fold_sql);
+$primary->stop('immediate');
+$primary->start;
+check_scan($primary, 'after a crash after folding inserts');
+$primary->safe_psql('postgres', 'VACUUM (FREEZE, INDEX_CLEANUP ON) p');
+check_counts($primary, 'and after VACUUM', 'true');
+
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 check_counts($standby, 'standby at the end', 'false');
 for my $node ($primary, $standby)
