@@ -227,15 +227,14 @@ CREATE TEMP TABLE pf_draw AS
 SELECT sum((coalesce(c.n, 0) - 100.0) ^ 2 / 100.0) <
          3999 * (1 - 2.0 / (9 * 3999) + 3.0902 * sqrt(2.0 / (9 * 3999))) ^ 3 AS uniform_folded
   FROM pf p LEFT JOIN (SELECT id, count(*) AS n FROM pf_draw GROUP BY id) c USING (id);
--- the inserting transaction's own entries never fold, valid (flushed) or
--- not yet: 3,000 rows of one key in one statement onto folded leaves stay
--- exact (folding an entry not yet valid would weigh it before its downlinks)
+-- the inserting transaction's own entries fold once valid (flushed), with
+-- their xid, in runs of 16 or more; entries not yet valid never (one would
+-- weigh before its downlinks): 3,000 rows of one key in one statement onto
+-- folded leaves stay exact
 INSERT INTO pf SELECT 10000 + g, 3 FROM generate_series(1, 3000) g;
 SELECT abtree_verify('pf_k', heapallindexed => true, exact => true);
 SELECT entries, total_weight FROM abtree_stats('pf_k');
--- (so they split leaves: 20 against 31 without folding; nbtree would fold
--- them, src/abtree/README says why abtree does not).  DELETE and VACUUM
--- take folded TIDs out.
+-- and take fewer leaves.  DELETE and VACUUM take folded TIDs out.
 SELECT p.leaf_pages < q.leaf_pages AS fewer_leaves
   FROM abtree_stats('pf_k') p, abtree_stats('pf_k_plain') q;
 INSERT INTO pf SELECT 20000 + g, 3 FROM generate_series(1, 500) g;

@@ -41,7 +41,8 @@
 /*
  * A posting tuple of the columns of base (a plain entry of an unweighted
  * index, or a posting tuple) and the heap TIDs tids[0..n), n >= 1,
- * ascending, placed at (place, 0).
+ * ascending, placed at (place, 0), with base's xid: frozen from a build,
+ * the rows' own transaction's from a fold on insert.
  */
 IndexTuple
 abt_form_posting(Relation rel, IndexTuple base, BlockNumber place, ItemPointer tids, int n)
@@ -51,9 +52,10 @@ abt_form_posting(Relation rel, IndexTuple base, BlockNumber place, ItemPointer t
 	IndexTuple	itup = palloc0(size);
 	char	   *p = (char *) itup + size - sizeof(TransactionId) - ABT_POSTING_TRAILER(n);
 	uint16		n16 = (uint16) n;
-	TransactionId xid = FrozenTransactionId;
+	TransactionId xid = abt_leaf_xmin(base);
 
 	Assert(n >= 1 && n <= PG_UINT16_MAX);
+	Assert(TransactionIdIsValid(xid));
 	memcpy(itup, base, keyend);
 	itup->t_info = (base->t_info & ~INDEX_SIZE_MASK) | ABT_LEAF_POSTING | size;
 	ItemPointerSetBlockNumber(&itup->t_tid, place);
@@ -298,24 +300,25 @@ abt_dedup_finish(AbtDedup *d, IndexTuple prev)
 
 /*
  * Folding on insert (src/abtree/README, "Posting tuples").  An insert that
- * finds its leaf full first folds the leaf's runs of equal entries that
- * every snapshot sees, as nbtree deduplicates before it splits.  Only
- * valid entries whose xid is frozen or older than every snapshot may fold
- * (abt_fold_eligible): a posting tuple is frozen, so an entry not yet
- * valid would gain weight no downlink has, and one some snapshot cannot
- * see would lose the xid that tells it so.
+ * finds its leaf full first folds the leaf's runs of equal entries, as
+ * nbtree deduplicates before it splits.  Only valid entries fold, and only
+ * with entries of the same xid: a posting tuple has one xid for all its
+ * rows, which weigh, for every snapshot, what their own entries weighed.
+ * An entry not yet valid weighs nothing and would gain weight no downlink
+ * has.  An xid older than every snapshot is frozen first (abt_fold_xid),
+ * so that the rows of many old transactions share a tuple.
  */
-static bool
-abt_fold_eligible(IndexTuple itup, GlobalVisState *vis)
+static TransactionId
+abt_fold_xid(IndexTuple itup, GlobalVisState *vis, bool any_xid)
 {
 	TransactionId xid;
 
 	if (AbtLeafIsPosting(itup))
-		return false;
+		return InvalidTransactionId;
 	xid = abt_leaf_xmin(itup);
-	if (xid == FrozenTransactionId)
-		return true;
-	return TransactionIdIsNormal(xid) && GlobalVisTestIsRemovableXid(vis, xid);
+	if (TransactionIdIsNormal(xid) && GlobalVisTestIsRemovableXid(vis, xid))
+		return FrozenTransactionId;
+	return any_xid || xid == FrozenTransactionId ? xid : InvalidTransactionId;
 }
 
 /* Two plain entries of an unweighted index with the same column bytes */
@@ -330,45 +333,66 @@ abt_leaf_same_key(IndexTuple a, IndexTuple b)
 }
 
 /*
- * The bytes folding page would free at most: each run of at least
- * ABT_POSTING_MIN_TIDS eligible entries of one key becomes one tuple (a
- * cheap look before any tuple is built).
+ * The entries from off on that fold or stay together: one entry that does
+ * not fold (not valid, or a posting tuple already), or a run of equal
+ * columns and one fold xid (*xid).  *fold says whether the run folds: a
+ * frozen one does; one of a newer xid only from ABT_FOLD_MIN_RUN_NEW
+ * entries, since its posting tuples will not take the later rows of its
+ * key (a tuple of one xid does not fold again), so short ones wait until
+ * their xid is old enough to fold with the others.  Returns the number.
+ */
+#define ABT_FOLD_MIN_RUN_NEW	16
+
+static int
+abt_fold_run(Page page, OffsetNumber off, GlobalVisState *vis, bool any_xid,
+			 TransactionId *xid, bool *fold)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	IndexTuple	base = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	int			n = 1;
+
+	*xid = abt_fold_xid(base, vis, any_xid);
+	*fold = false;
+	if (!TransactionIdIsValid(*xid))
+		return 1;
+	while (off + n <= maxoff)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off + n));
+
+		if (abt_fold_xid(itup, vis, any_xid) != *xid || !abt_leaf_same_key(base, itup))
+			break;
+		n++;
+	}
+	*fold = *xid == FrozenTransactionId || n >= ABT_FOLD_MIN_RUN_NEW;
+	return n;
+}
+
+/*
+ * The bytes folding page would free at most: each run that folds, of at
+ * least ABT_POSTING_MIN_TIDS entries, becomes one tuple (a cheap look
+ * before any tuple is built).
  */
 static Size
-abt_fold_gain(Page page, GlobalVisState *vis)
+abt_fold_gain(Page page, GlobalVisState *vis, bool any_xid)
 {
-	OffsetNumber off = AbtFirstDataOffset(AbtPageGetOpaque(page));
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	IndexTuple	base = NULL;
-	int			run = 0;
 	Size		gain = 0;
+	int			n;
 
-	for (; off <= maxoff + 1; off++)
+	for (OffsetNumber off = AbtFirstDataOffset(AbtPageGetOpaque(page)); off <= maxoff; off += n)
 	{
-		IndexTuple	itup = NULL;
+		TransactionId xid;
+		bool		fold;
+		IndexTuple	base = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		Size		each = MAXALIGN(IndexTupleSize(base)) + sizeof(ItemIdData);
+		Size		posting;
 
-		if (off <= maxoff)
-		{
-			itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-			if (!abt_fold_eligible(itup, vis))
-				itup = NULL;
-		}
-		if (itup != NULL && base != NULL && abt_leaf_same_key(base, itup))
-		{
-			run++;
+		n = abt_fold_run(page, off, vis, any_xid, &xid, &fold);
+		if (!fold || n < ABT_POSTING_MIN_TIDS)
 			continue;
-		}
-		if (run >= ABT_POSTING_MIN_TIDS)
-		{
-			Size		each = MAXALIGN(IndexTupleSize(base)) + sizeof(ItemIdData);
-			Size		posting = MAXALIGN(IndexTupleSize(base) + ABT_POSTING_TRAILER(run)) +
-				sizeof(ItemIdData);
-
-			if (run * each > posting)
-				gain += run * each - posting;
-		}
-		base = itup;
-		run = itup ? 1 : 0;
+		posting = MAXALIGN(IndexTupleSize(base) + ABT_POSTING_TRAILER(n)) + sizeof(ItemIdData);
+		if (n * each > posting)
+			gain += n * each - posting;
 	}
 	return gain;
 }
@@ -390,12 +414,12 @@ abt_fold_drain(AbtDedup *d, Page page, IndexTuple *prev)
 }
 
 /*
- * page with its runs of eligible entries folded, as a new page: the high
- * key, then every entry in order, eligible ones through the build's
- * folding (abt_dedup_*), the others as they are.
+ * page with its runs of valid entries folded, as a new page: the high key,
+ * then every entry in order, valid ones through the build's folding
+ * (abt_dedup_*), the others as they are.
  */
 static Page
-abt_fold_page(Relation rel, Page page, GlobalVisState *vis)
+abt_fold_page(Relation rel, Page page, GlobalVisState *vis, bool any_xid)
 {
 	Page		folded = PageGetTempPageCopySpecial(page);
 	OffsetNumber off = ABT_HIKEY;
@@ -422,39 +446,46 @@ abt_fold_page(Relation rel, Page page, GlobalVisState *vis)
 	 */
 	if (off <= maxoff)
 		prev = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-	for (; off <= maxoff; off++)
+	while (off <= maxoff)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		TransactionId xid;
+		bool		fold;
+		int			n = abt_fold_run(page, off, vis, any_xid, &xid, &fold);
 
-		if (abt_fold_eligible(itup, vis))
+		for (int k = 0; k < n; k++, off++)
 		{
-			/* older than every snapshot: frozen, as a posting tuple is */
-			IndexTuple	copy = CopyIndexTuple(itup);
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			IndexTuple	copy;
 
-			abt_set_leaf_xmin(copy, FrozenTransactionId);
+			if (!fold)
+			{
+				if (PageAddItem(folded, (Item) itup, IndexTupleSize(itup), InvalidOffsetNumber,
+								false, false) == InvalidOffsetNumber)
+					elog(ERROR, "abtree: folded entries do not fit their leaf");
+				prev = itup;
+				continue;
+			}
+			/* the run's columns and xid are the same bytes now */
+			copy = CopyIndexTuple(itup);
+			abt_set_leaf_xmin(copy, xid);
 			abt_dedup_add(d, copy, true, prev);
 			abt_fold_drain(d, folded, &prev);
-			continue;
 		}
+		/* the run goes out before the next */
 		abt_dedup_finish(d, prev);
 		abt_fold_drain(d, folded, &prev);
-		if (PageAddItem(folded, (Item) itup, IndexTupleSize(itup), InvalidOffsetNumber,
-						false, false) == InvalidOffsetNumber)
-			elog(ERROR, "abtree: folded entries do not fit their leaf");
-		prev = itup;
 	}
-	abt_dedup_finish(d, prev);
-	abt_fold_drain(d, folded, &prev);
 	return folded;
 }
 
 /*
  * Fold the leaf buf (locked exclusively; an unweighted, non-pbtree index
  * whose deduplicate_items is on) if that leaves at least need bytes and
- * ABT_FOLD_MIN_FREE free; heaprel is the table, whose horizon decides what
- * every snapshot sees.  Returns whether the leaf changed.  The leaf's
- * weight stays: each posting tuple weighs the valid entries it replaces,
- * so no downlink changes.  Logged as a full-page image.
+ * ABT_FOLD_MIN_FREE free; heaprel is the table, whose horizon decides which
+ * xids every snapshot sees.  Returns whether the leaf changed.  The leaf's
+ * weight stays, for every snapshot: each posting tuple weighs the valid
+ * entries of one xid it replaces, so no downlink and no version changes.
+ * Logged as a full-page image.
  */
 #define ABT_FOLD_MIN_FREE	(BLCKSZ / 16)
 
@@ -466,15 +497,24 @@ abt_fold_leaf(Relation rel, Relation heaprel, Buffer buf, Size need)
 	Size		want = Max(need, ABT_FOLD_MIN_FREE);
 	MemoryContext cxt;
 	MemoryContext old;
-	Page		folded;
-	bool		done = false;
+	Page		folded = NULL;
 
-	if (PageGetExactFreeSpace(page) + abt_fold_gain(page, vis) < want)
-		return false;
+	/*
+	 * First the entries every snapshot sees, which fold across transactions
+	 * into frozen tuples; only if that leaves too little room, also runs of
+	 * one newer xid (a transaction that loads many equal rows at once).
+	 */
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "abtree fold", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	folded = abt_fold_page(rel, page, vis);
-	if (PageGetExactFreeSpace(folded) >= want)
+	for (int any_xid = 0; any_xid <= 1 && folded == NULL; any_xid++)
+	{
+		if (PageGetExactFreeSpace(page) + abt_fold_gain(page, vis, any_xid) < want)
+			continue;
+		folded = abt_fold_page(rel, page, vis, any_xid);
+		if (PageGetExactFreeSpace(folded) < want)
+			folded = NULL;
+	}
+	if (folded != NULL)
 	{
 		/* the header's LSN and newest valid xid (mvs_leaf_all_visible) stay */
 		PageSetLSN(folded, PageGetLSN(page));
@@ -487,9 +527,8 @@ abt_fold_leaf(Relation rel, Relation heaprel, Buffer buf, Size need)
 		if (RelationNeedsWAL(rel))
 			log_newpage_buffer(buf, true);
 		END_CRIT_SECTION();
-		done = true;
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	return done;
+	return folded != NULL;
 }

@@ -123,8 +123,8 @@ abt_leaf_xmin(IndexTuple itup)
  * the block of its first TID when it was made.  No heap TID has offset 0,
  * so no plain entry ever sorts equal to it, and VACUUM taking TIDs out
  * (the first too) leaves it where it is.  The entry weighs n.  Only
- * unweighted indexes have them, and only with FrozenTransactionId: a bulk
- * build makes them of entries valid for every snapshot.
+ * unweighted indexes have them, always valid: a bulk build makes them
+ * frozen, a fold on insert of entries of one xid with that xid.
  */
 #define ABT_LEAF_POSTING		INDEX_AM_RESERVED_BIT
 #define AbtLeafIsPosting(itup)	(((itup)->t_info & ABT_LEAF_POSTING) != 0)
@@ -509,8 +509,9 @@ struct MvsReader;
 struct MvsDelta;
 extern uint64 abt_item_seen_weight(struct MvsReader *rd, IndexTuple itup, bool leaf,
 								   bool weighted);
-extern int	abt_leaf_deltas(Page leaf, OffsetNumber *offs, int noffs, bool weighted,
-							struct MvsDelta *out);
+extern int	abt_vacuum_deltas(Page leaf, OffsetNumber *offs, int noffs, OffsetNumber *updated,
+							  IndexTuple *newtups, int nupdated, bool weighted,
+							  struct MvsDelta *out);
 extern void abt_versions_rebuild(Relation rel, BlockNumber child, Page childpage,
 								 bool weighted);
 

@@ -185,8 +185,6 @@ abt_vacuum_entry(Relation rel, IndexTuple itup, OffsetNumber off, bool weighted,
 	}
 	if (ndead == 0)
 		return;
-	/* posting tuples are valid for every snapshot: no version to forget */
-	Assert(abt_leaf_xmin(itup) == FrozenTransactionId);
 	vl->removed += ndead;
 	vl->tids_removed += ndead;
 	if (ndead == n)
@@ -212,9 +210,9 @@ abt_vacuum_apply(Relation rel, Buffer leafbuf, Buffer *path, OffsetNumber *offs,
 {
 	Page		page = BufferGetPage(leafbuf);
 	MvsDelta	forgotten[MaxIndexTuplesPerPage];
-	/* replaced posting tuples are frozen: only removed entries have versions */
-	int			nforgotten = abt_leaf_deltas(page, vl->deletable, vl->ndeletable,
-											 weighted, forgotten);
+	int			nforgotten = abt_vacuum_deltas(page, vl->deletable, vl->ndeletable,
+											   vl->updated, vl->newtups, vl->nupdated,
+											   weighted, forgotten);
 
 	if (npath + abt_sketch_max_blocks(rel) + 1 <= XLR_MAX_BLOCK_ID)
 		abt_vacuum_remove(rel, leafbuf, path, offs, npath, vl->deletable, vl->ndeletable,

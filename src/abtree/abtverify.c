@@ -102,9 +102,10 @@ abt_verify_add_tid(AbtVerifyState *vs, ItemPointer tid)
 }
 
 /*
- * A posting tuple (abtree.h): in an unweighted index, valid for every
- * snapshot, placed at offset 0 of a block, of one or more TIDs, valid,
- * ascending and above its place, whose trailer fits after the columns.
+ * A posting tuple (abtree.h): in an unweighted index, valid (frozen from a
+ * build, its rows' xid from a fold on insert), placed at offset 0 of a
+ * block, of one or more TIDs, valid, ascending and above its place, whose
+ * trailer fits after the columns.
  */
 static void
 abt_verify_posting(AbtVerifyState *vs, IndexTuple itup, BlockNumber blkno, OffsetNumber off)
@@ -116,9 +117,9 @@ abt_verify_posting(AbtVerifyState *vs, IndexTuple itup, BlockNumber blkno, Offse
 	if (vs->info->weighted)
 		abt_corrupt(rel, "Leaf block %u of a weighted index holds a posting tuple at offset %u.",
 					blkno, off);
-	if (abt_leaf_xmin(itup) != FrozenTransactionId)
-		abt_corrupt(rel, "The posting tuple at offset %u of block %u is not frozen (xid %u).",
-					off, blkno, abt_leaf_xmin(itup));
+	if (!TransactionIdIsValid(abt_leaf_xmin(itup)))
+		abt_corrupt(rel, "The posting tuple at offset %u of block %u is not valid.",
+					off, blkno);
 	if (ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) != 0)
 		abt_corrupt(rel, "The posting tuple at offset %u of block %u has a heap TID for its place.",
 					off, blkno);

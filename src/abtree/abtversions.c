@@ -62,14 +62,25 @@ abt_leaf_pairs(Page leaf, OffsetNumber *offs, int noffs, bool weighted, MvsDelta
 }
 
 /*
- * Of the leaf entries at offs, the weight per xid that some snapshot may
- * still not see: what VACUUM takes off the chain above when it removes
- * them.
+ * VACUUM's: the deltas of the entries at offs, which it removes, and of
+ * the TIDs it takes out of the posting tuples at updated (newtups[k] keeps
+ * the rest).  A posting tuple has its rows' xid: frozen from a build, their
+ * transaction's from a fold on insert, which some snapshot may not see yet.
  */
 int
-abt_leaf_deltas(Page leaf, OffsetNumber *offs, int noffs, bool weighted, MvsDelta *out)
+abt_vacuum_deltas(Page leaf, OffsetNumber *offs, int noffs, OffsetNumber *updated,
+				  IndexTuple *newtups, int nupdated, bool weighted, MvsDelta *out)
 {
-	return mvs_deltas_recent(out, abt_leaf_pairs(leaf, offs, noffs, weighted, out));
+	int			n = abt_leaf_pairs(leaf, offs, noffs, weighted, out);
+
+	for (int k = 0; k < nupdated; k++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(leaf, PageGetItemId(leaf, updated[k]));
+
+		out[n].xid = abt_leaf_xmin(itup);
+		out[n++].delta = (int64) (abt_leaf_ntids(itup) - abt_leaf_ntids(newtups[k]));
+	}
+	return mvs_deltas_recent(out, n);
 }
 
 /*
