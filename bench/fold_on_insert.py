@@ -27,7 +27,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.standalone import Run, abtree_cluster  # noqa: E402
+from harness.standalone import run_and_report  # noqa: E402
 
 LOADS = {"dates": ("date", "date '2020-01-01' + (random() * 999)::int"),
          "int4": ("int4", "(random() * 2e9 - 1e9)::int4")}
@@ -147,11 +147,7 @@ def main():
     ap.add_argument("--stmt", type=int, default=10_000, help="rows per statement")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--name", default="fold_on_insert", help="report name under bench/results")
-    args = ap.parse_args()
-    run = Run()
-    with abtree_cluster(SETTINGS) as cl:
-        res, version = run_all(cl, args, run.log)
-    report(args, res, version, run.started, run.minutes())
+    run_and_report(SETTINGS, ap.parse_args(), run_all, report)
 
 
 if __name__ == "__main__":

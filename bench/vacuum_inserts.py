@@ -29,7 +29,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.standalone import Run, abtree_cluster  # noqa: E402
+from harness.standalone import run_and_report  # noqa: E402
 
 KINDS = {"btree": "CREATE INDEX v_x_{k} ON v_{k} (x)",
          "abtree": "CREATE INDEX v_x_{k} ON v_{k} USING abtree (x)"}
@@ -146,11 +146,7 @@ def main():
     ap.add_argument("--alone", type=float, default=5.0, help="seconds of inserts alone")
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--name", default="vacuum_inserts", help="report name under bench/results")
-    args = ap.parse_args()
-    run = Run()
-    with abtree_cluster(SETTINGS) as cl:
-        res, version = run_all(cl, args, run.log)
-    report(args, res, version, run.started, run.minutes())
+    run_and_report(SETTINGS, ap.parse_args(), run_all, report)
 
 
 if __name__ == "__main__":

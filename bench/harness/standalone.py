@@ -31,3 +31,12 @@ def abtree_cluster(settings):
         if cl.preload != "abtree":
             sys.exit("abtree did not load: " + " ".join(cl.notes))
         yield cl
+
+
+def run_and_report(settings, args, run_all, report):
+    """run_all(cl, args, log) on a throwaway cluster with these settings, then
+    report(args, *what run_all returned, started, minutes)."""
+    run = Run()
+    with abtree_cluster(settings) as cl:
+        results = run_all(cl, args, run.log)
+    report(args, *results, run.started, run.minutes())
