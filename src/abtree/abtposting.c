@@ -7,11 +7,12 @@
  * The bulk build folds runs of such entries into posting tuples as they
  * come out of its sort (abt_dedup_*); an insert folds a full leaf's runs
  * with the same machinery before it splits (abt_fold_leaf); VACUUM takes
- * dead TIDs out of them (abt_posting_without).  The layout is in abtree.h.  Byte equality, not
- * the opclass's equality, decides what shares a tuple: then a posting tuple
- * stands for its rows exactly as their own entries would, whatever the
- * type (numeric's 1.0 and 1.00, nondeterministic collations), the INCLUDE
- * columns included, and index-only scans return the same values.
+ * dead TIDs out of them (abt_posting_without).  The layout is in abtree.h.
+ * Byte equality, not the opclass's equality, decides what shares a tuple:
+ * then a posting tuple stands for its rows exactly as their own entries
+ * would, whatever the type (numeric's 1.0 and 1.00, nondeterministic
+ * collations), the INCLUDE columns included, and index-only scans return
+ * the same values.
  *
  *-------------------------------------------------------------------------
  */
