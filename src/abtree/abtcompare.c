@@ -171,6 +171,27 @@ abt_compare(Relation rel, AbtKey *key, Page page, OffsetNumber off)
 }
 
 /*
+ * Do key's columns all equal those of the data item at off?  The heap TID
+ * is not compared: a leaf split asks whether a page holds one key value.
+ */
+bool
+abt_key_columns_equal(Relation rel, AbtKey *key, Page page, OffsetNumber off)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < key->natts; i++)
+	{
+		bool		isnull;
+		Datum		value = index_getattr(itup, i + 1, desc, &isnull);
+
+		if (abt_compare_attr(&key->attrs[i], value, isnull) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Compare two tuples by their full keys (used by verification).
  */
 int

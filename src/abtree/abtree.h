@@ -343,6 +343,8 @@ extern int	abt_compare_tuples(Relation rel, IndexTuple a, bool a_pivot,
 							   IndexTuple b, bool b_pivot);
 extern int	abt_compare_key_tuple(Relation rel, AbtKey *key, IndexTuple b, bool b_pivot);
 extern int	abt_compare_keys(AbtKey *a, const AbtKey *b);
+extern bool abt_key_columns_equal(Relation rel, AbtKey *key, Page page,
+								  OffsetNumber off);
 
 /*
  * The pages a writer's descent passed through, root first: the block and
