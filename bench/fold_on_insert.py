@@ -6,6 +6,8 @@ from $PG_CONFIG, default 15).  Per load and index kind, a fresh table t(d) with 
 (or none), filled by --rows rows in statements of --stmt rows, each committed:
 
   dates   d date, about 1,000 distinct values (issue 22's low-cardinality column)
+  values21  d int4, 21 values (each value's rows grow at the end of its run: the leaf splits
+          where a value ends, and a leaf of one value splits 96% left)
   int4    d int4, random (nearly unique: nothing folds, so folding must cost nothing)
 
 Kinds: `none` (the table alone: what the index adds is measured against it), `btree` (nbtree,
@@ -30,6 +32,7 @@ from ab_builds import save_report  # noqa: E402
 from harness.standalone import run_and_report  # noqa: E402
 
 LOADS = {"dates": ("date", "date '2020-01-01' + (random() * 999)::int"),
+         "values21": ("int4", "(random() * 20)::int4"),
          "int4": ("int4", "(random() * 2e9 - 1e9)::int4")}
 KINDS = {"none": None,
          "btree": "CREATE INDEX t_d ON t (d)",
