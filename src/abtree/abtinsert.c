@@ -114,6 +114,10 @@ abt_split_logs_path(AbtInsertState *ist)
 	return RelationNeedsWAL(ist->rel) && !ist->info->partitioned;
 }
 
+/* The bytes a half of a split holds: items, line pointers and high key */
+#define ABT_SPLIT_CAPACITY \
+	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(AbtPageOpaqueData)))
+
 /* Space an item takes on a page: its bytes and its line pointer */
 static inline Size
 abt_item_space(Page page, OffsetNumber off)
@@ -192,7 +196,7 @@ abt_plan_key_end_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size 
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	Size		cap = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(AbtPageOpaqueData));
+	Size		cap = ABT_SPLIT_CAPACITY;
 	Size		left = need;
 	Size		right = AbtPageIsRightmost(opaque) ? 0 : abt_item_space(page, ABT_HIKEY);
 	IndexTuple	last;
@@ -238,7 +242,7 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 	bool		leaf = AbtPageIsLeaf(opaque);
 	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	Size		cap = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(AbtPageOpaqueData));
+	Size		cap = ABT_SPLIT_CAPACITY;
 	Size		nokey = MAXALIGN(MAXALIGN(sizeof(IndexTupleData)) + sizeof(AbtPivotAux)) +
 		sizeof(ItemIdData);
 	Size		rfixed = AbtPageIsRightmost(opaque) ? 0 : abt_item_space(page, ABT_HIKEY);
