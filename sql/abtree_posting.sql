@@ -256,6 +256,10 @@ CREATE TABLE pk (id int, k int) WITH (autovacuum_enabled = off);
 CREATE INDEX pk_k ON pk USING abtree (k);
 CREATE INDEX pk_k_btree ON pk USING btree (k);
 CREATE INDEX pk_k2 ON pk USING abtree (k, (id % 2)) INCLUDE (id);
+SELECT sum(value::bigint) FILTER (WHERE item = 'split_value_end') AS pk_end0,
+       sum(value::bigint) FILTER (WHERE item = 'split_single_value') AS pk_single0,
+       sum(value::bigint) FILTER (WHERE item = 'leaf_folds') AS pk_folds0
+  FROM abtree_status() WHERE component = 'inserts' \gset
 DO $$ BEGIN
   FOR i IN 0..59 LOOP
     INSERT INTO pk SELECT i * 2000 + g, g % 21 FROM generate_series(1, 2000) g;
@@ -264,6 +268,11 @@ DO $$ BEGIN
 END $$;
 SELECT p.leaf_pages < 1.3 * pg_relation_size('pk_k_btree') / 8192 AS near_nbtree_size
   FROM abtree_stats('pk_k') p;
+-- abtree_status counts both splits and the folds
+SELECT sum(value::bigint) FILTER (WHERE item = 'split_value_end') > :pk_end0 AS value_end,
+       sum(value::bigint) FILTER (WHERE item = 'split_single_value') > :pk_single0 AS single_value,
+       sum(value::bigint) FILTER (WHERE item = 'leaf_folds') > :pk_folds0 AS folds
+  FROM abtree_status() WHERE component = 'inserts';
 DROP INDEX pk_k_btree;
 SELECT abtree_verify('pk_k', heapallindexed => true, exact => true);
 SELECT abtree_verify('pk_k2', heapallindexed => true, exact => true);

@@ -119,6 +119,10 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 batch_retries;
 	/* draws' pages held exclusively when reached, visited later instead */
 	pg_atomic_uint64 draw_pages_deferred;
+	/* full leaves folded instead of split; leaf splits where a value grows */
+	pg_atomic_uint64 leaf_folds;
+	pg_atomic_uint64 split_value_end;
+	pg_atomic_uint64 split_single_value;
 
 	/*
 	 * Set by the end of WAL replay (rm_cleanup) on a server that replayed

@@ -78,6 +78,9 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->batch_entries, 0);
 		pg_atomic_init_u64(&abt_shared->batch_retries, 0);
 		pg_atomic_init_u64(&abt_shared->draw_pages_deferred, 0);
+		pg_atomic_init_u64(&abt_shared->leaf_folds, 0);
+		pg_atomic_init_u64(&abt_shared->split_value_end, 0);
+		pg_atomic_init_u64(&abt_shared->split_single_value, 0);
 		pg_atomic_init_u32(&abt_shared->recovered, 0);
 		pg_atomic_init_u64(&abt_shared->recovery_raised, 0);
 		pg_atomic_init_u64(&abt_shared->swr_scans, 0);

@@ -83,6 +83,10 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "batch_retries", u64_text(&abt_shared->batch_retries));
 	status_row(rsinfo, "weights", "recovery_raised",
 			   u64_text(&abt_shared->recovery_raised));
+	status_row(rsinfo, "inserts", "leaf_folds", u64_text(&abt_shared->leaf_folds));
+	status_row(rsinfo, "inserts", "split_value_end", u64_text(&abt_shared->split_value_end));
+	status_row(rsinfo, "inserts", "split_single_value",
+			   u64_text(&abt_shared->split_single_value));
 	status_row(rsinfo, "draws", "pages_deferred",
 			   u64_text(&abt_shared->draw_pages_deferred));
 	status_row(rsinfo, "swr", "scans", u64_text(&abt_shared->swr_scans));

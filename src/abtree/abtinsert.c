@@ -222,6 +222,7 @@ abt_plan_key_end_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size 
 	plan->at_new = false;
 	plan->lefthikey = abt_make_pivot(ist->rel, last, true, InvalidBlockNumber, 0);
 	ItemPointerSet(&AbtPivotGetAux(plan->lefthikey)->heaptid, MaxBlockNumber, PG_UINT16_MAX);
+	abt_count(split_value_end);
 	return true;
 }
 
@@ -264,6 +265,7 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 	{
 		fill_left = true;
 		target = cap * ABT_SINGLEVAL_FILLFACTOR / 100;
+		abt_count(split_single_value);
 	}
 
 	for (off = first; off <= maxoff; off++)

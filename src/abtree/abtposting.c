@@ -529,6 +529,7 @@ abt_fold_leaf(Relation rel, Relation heaprel, Buffer buf, Size need)
 		if (RelationNeedsWAL(rel))
 			log_newpage_buffer(buf, true);
 		END_CRIT_SECTION();
+		abt_count(leaf_folds);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);

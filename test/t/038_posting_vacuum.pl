@@ -149,10 +149,19 @@ DO $$ BEGIN
   END LOOP;
 END $$;
 };
+# the load's rows of each key come in heap order: leaves split where a
+# key ends and 96% left where one key grows (src/abtree/README, "Where to
+# split"), so the standby replays those splits' high keys too
+my $split_sql = q{SELECT string_agg(value, ',' ORDER BY item DESC) FROM abtree_status()
+ WHERE item IN ('split_value_end', 'split_single_value')};
+my ($end0, $single0) = split /,/, $primary->safe_psql('postgres', $split_sql);
 $primary->safe_psql('postgres', 'CHECKPOINT');
 $start = $primary->lsn('insert');
 $primary->safe_psql('postgres', $fold_sql);
 $end = $primary->lsn('insert');
+my ($end1, $single1) = split /,/, $primary->safe_psql('postgres', $split_sql);
+cmp_ok($end1, '>', $end0, 'leaves split where a key ends (' . ($end1 - $end0) . ')');
+cmp_ok($single1, '>', $single0, 'leaves of one key split 96% left (' . ($single1 - $single0) . ')');
 ($wal, $err) = index_wal($primary, 'p_day', $start, $end);
 my $folds = () = $wal =~ /desc: FPI /g;
 cmp_ok($folds, '>', 0, "inserts fold leaves, each logged as an image ($folds)") or diag($err);
