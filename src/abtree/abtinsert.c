@@ -156,75 +156,87 @@ abt_item_space(Page page, OffsetNumber off)
  * with the same rule; bench abtree_size).
  */
 /*
- * A leaf that holds one key value, with the new entry of that value going
- * at its end, is where that value grows: its entries come in heap order,
- * so the heap TID puts every later one there too, or on the page that
- * takes over its end.  Nothing comes to the left half of such a split
- * again, so it is filled as full as folding leaves a page (96%, nbtree's
- * single-value split), instead of staying half empty for ever (a column
- * of 21 values was 2.1 times nbtree's size).  Only where inserts fold
- * (ist->heaprel): without posting tuples a single value fills its pages
- * one entry at a time, which the balanced split already serves.
+ * Leaves where a value grows.  A value's later rows come in heap order, so
+ * its new entries go near the end of its run: at the very end with one
+ * writer, among the last ones with several (each writes its own heap
+ * page).  A balanced split of the leaf holding that end leaves a half no
+ * entry comes to again (a column of 21 values was 2.1 times nbtree's
+ * size).  Only where inserts fold (ist->heaprel): without posting tuples
+ * a value fills its leaves one entry at a time, and they stay as before.
+ *
+ * The leaf holds the end of the new entry's value when it begins with
+ * that value and either another value follows on the leaf, or the value's
+ * largest possible entry belongs on it (the leaf is the value's last).
  */
-#define ABT_SINGLEVAL_FILLFACTOR	96
-
 static bool
-abt_split_single_value(AbtInsertState *ist, Page page, OffsetNumber newoff)
+abt_value_grows_here(AbtInsertState *ist, Page page)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
+	AbtKey	   *key = ist->key;
+	ItemPointerData tid = key->tid;
+	bool		last;
 
-	return AbtPageIsLeaf(opaque) && ist->newitup != NULL && ist->heaprel != NULL &&
-		newoff > PageGetMaxOffsetNumber(page) &&
-		abt_key_columns_equal(ist->rel, ist->key, page, AbtFirstDataOffset(opaque));
+	if (!AbtPageIsLeaf(opaque) || ist->newitup == NULL || ist->heaprel == NULL ||
+		!abt_key_columns_equal(ist->rel, key, page, AbtFirstDataOffset(opaque)))
+		return false;
+	if (!abt_key_columns_equal(ist->rel, key, page, PageGetMaxOffsetNumber(page)))
+		return true;
+	ItemPointerSet(&key->tid, MaxBlockNumber, PG_UINT16_MAX);
+	last = !abt_key_beyond_page(ist->rel, key, page);
+	key->tid = tid;
+	return last;
 }
 
 /*
- * The new entry ends its key's run on a leaf that begins with that key,
- * and other keys follow it: the place where that value grows (its later
- * entries come in heap order, after this one) sits in the middle of the
- * page.  A balanced split would leave a half that never grows again each
- * time the run fills the page.  So split where the value ends, with a
- * high key that holds every later entry of the value on the left: the
- * key with the largest heap TID there is.  The left half then holds one
- * value and later splits as abt_split_single_value says; the right half
- * keeps the keys after it.  Returns false when the halves would not fit.
+ * When another value follows on the leaf: split where the new entry's
+ * value ends, with a high key that takes every later entry of the value
+ * to the left: the value with the largest heap TID there is,
+ * (MaxBlockNumber, 0xFFFF).  The left half then holds one value; the right
+ * half keeps the values after it.  Returns false when the value fills the
+ * leaf or the halves would not fit.
  */
 static bool
-abt_plan_key_end_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
-					   OffsetNumber newoff)
+abt_plan_value_end_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
+						 OffsetNumber newoff)
 {
 	AbtPageOpaque opaque = AbtPageGetOpaque(page);
 	OffsetNumber first = AbtFirstDataOffset(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	Size		cap = ABT_SPLIT_CAPACITY;
+	OffsetNumber end = newoff;
 	Size		left = need;
 	Size		right = AbtPageIsRightmost(opaque) ? 0 : abt_item_space(page, ABT_HIKEY);
 	IndexTuple	last;
 
-	if (!AbtPageIsLeaf(opaque) || ist->newitup == NULL || ist->heaprel == NULL ||
-		newoff <= first || newoff > maxoff ||
-		!abt_key_columns_equal(ist->rel, ist->key, page, first) ||
-		abt_key_columns_equal(ist->rel, ist->key, page, newoff))
+	while (end <= maxoff && abt_key_columns_equal(ist->rel, ist->key, page, end))
+		end++;
+	if (end > maxoff)
 		return false;
 	for (OffsetNumber off = first; off <= maxoff; off++)
 	{
-		if (off < newoff)
+		if (off < end)
 			left += abt_item_space(page, off);
 		else
 			right += abt_item_space(page, off);
 	}
-	last = (IndexTuple) PageGetItem(page, PageGetItemId(page, newoff - 1));
+	last = (IndexTuple) PageGetItem(page, PageGetItemId(page, end - 1));
 	left += MAXALIGN(IndexTupleSize(last) + sizeof(AbtPivotAux)) + sizeof(ItemIdData);
-	if (left > cap || right > cap)
+	if (left > ABT_SPLIT_CAPACITY || right > ABT_SPLIT_CAPACITY)
 		return false;
 	plan->first = first;
-	plan->splitoff = newoff;
+	plan->splitoff = end;
 	plan->at_new = false;
 	plan->lefthikey = abt_make_pivot(ist->rel, last, true, InvalidBlockNumber, 0);
 	ItemPointerSet(&AbtPivotGetAux(plan->lefthikey)->heaptid, MaxBlockNumber, PG_UINT16_MAX);
 	abt_count(split_value_end);
 	return true;
 }
+
+/*
+ * Otherwise (the leaf holds that one value, or the rest would not fit on
+ * the right) nothing comes to the left half again: it is filled as full as
+ * folding leaves a page, 96%, as nbtree's single-value split.
+ */
+#define ABT_SINGLEVAL_FILLFACTOR	96
 
 /* How far a split with halves of left and right bytes is from the aim */
 static inline Size
@@ -259,10 +271,10 @@ abt_plan_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Size need,
 
 	if (maxoff < first + 1)
 		elog(ERROR, "abtree: page with %d items cannot be split", maxoff - first + 1);
-	if (abt_plan_key_end_split(ist, page, plan, need, newoff))
-		return;
-	if (abt_split_single_value(ist, page, newoff))
+	if (abt_value_grows_here(ist, page))
 	{
+		if (abt_plan_value_end_split(ist, page, plan, need, newoff))
+			return;
 		fill_left = true;
 		target = cap * ABT_SINGLEVAL_FILLFACTOR / 100;
 		abt_count(split_single_value);
