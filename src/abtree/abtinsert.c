@@ -126,36 +126,6 @@ abt_item_space(Page page, OffsetNumber off)
 }
 
 /*
- * Choose where to split a full page: the split that leaves both halves
- * fitting, with the incoming item of need bytes in the half it goes to
- * (left iff newoff < the split offset: for a leaf newoff is the item's
- * search position, for an internal page the downlink the new one follows,
- * as abt_follow_half decides) and the
- * left half's new high key, and that balances the bytes best; each half
- * keeps at least one data item; among equally balanced splits the one
- * with more on the left (ascending inserts leave left halves alone).
- * Splitting by bytes alone could leave the
- * incoming half full when items are near ABT_MAX_ITEM_SIZE.  A leaf's
- * high key is bounded by the item it is made from plus the pivot's aux
- * (abt_make_pivot keeps the key columns only); an internal split moves a
- * downlink to the right half without its key.  A leaf may also split at
- * the new entry itself (at_new): the items before it go left, the new
- * entry ends the left half and gives it its high key.  Without that, a
- * large entry between two large items had no half to go to.
- *
- * The rightmost leaf is the one case where balance is wrong.  Under
- * ascending keys (serial ids, times) nothing comes to its left half again,
- * which would stay half empty for ever (ascending inserts made indexes 1.8
- * times nbtree's size).  So its left half is filled to the index's
- * fillfactor instead (90 by default), as nbtree does; a fillfactor of 50 or
- * less keeps the balanced split.  That holds wherever the new entry goes,
- * as in nbtree: under random keys it matters little for the page itself,
- * but leaves split in waves set off by the first splits, and a balanced
- * first split put abtree on another phase of them than nbtree, whose size
- * it then missed by -5% to +9% depending on the row count (1.00 to 1.02
- * with the same rule; bench abtree_size).
- */
-/*
  * Leaves where a value grows.  A value's later rows come in heap order, so
  * its new entries go near the end of its run: at the very end with one
  * writer, among the last ones with several (each writes its own heap
@@ -238,6 +208,37 @@ abt_plan_value_end_split(AbtInsertState *ist, Page page, AbtSplitPlan *plan, Siz
  */
 #define ABT_SINGLEVAL_FILLFACTOR	96
 
+/*
+ * Choose where to split a full page: the split that leaves both halves
+ * fitting, with the incoming item of need bytes in the half it goes to
+ * (left iff newoff < the split offset: for a leaf newoff is the item's
+ * search position, for an internal page the downlink the new one follows,
+ * as abt_follow_half decides) and the
+ * left half's new high key, and that balances the bytes best; each half
+ * keeps at least one data item; among equally balanced splits the one
+ * with more on the left (ascending inserts leave left halves alone).
+ * Splitting by bytes alone could leave the
+ * incoming half full when items are near ABT_MAX_ITEM_SIZE.  A leaf's
+ * high key is bounded by the item it is made from plus the pivot's aux
+ * (abt_make_pivot keeps the key columns only); an internal split moves a
+ * downlink to the right half without its key.  A leaf may also split at
+ * the new entry itself (at_new): the items before it go left, the new
+ * entry ends the left half and gives it its high key.  Without that, a
+ * large entry between two large items had no half to go to.
+ *
+ * The rightmost leaf is the one case where balance is wrong.  Under
+ * ascending keys (serial ids, times) nothing comes to its left half again,
+ * which would stay half empty for ever (ascending inserts made indexes 1.8
+ * times nbtree's size).  So its left half is filled to the index's
+ * fillfactor instead (90 by default), as nbtree does; a fillfactor of 50 or
+ * less keeps the balanced split.  That holds wherever the new entry goes,
+ * as in nbtree: under random keys it matters little for the page itself,
+ * but leaves split in waves set off by the first splits, and a balanced
+ * first split put abtree on another phase of them than nbtree, whose size
+ * it then missed by -5% to +9% depending on the row count (1.00 to 1.02
+ * with the same rule; bench abtree_size).  A leaf where a value grows
+ * splits by the rules above (abt_value_grows_here) instead.
+ */
 /* How far a split with halves of left and right bytes is from the aim */
 static inline Size
 abt_split_diff(Size left, Size right, bool fill_left, Size target)
