@@ -29,7 +29,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.standalone import run_and_report  # noqa: E402
+from harness.standalone import ratio_bars, run_and_report  # noqa: E402
 
 LOADS = {"dates": ("date", "date '2020-01-01' + (random() * 999)::int"),
          "values21": ("int4", "(random() * 20)::int4"),
@@ -126,18 +126,9 @@ def report(args, res, version, started, minutes):
               f"(x{ratios[('dates', 'abtree_nofold')]:.2f} without folding)."]
 
     def draw(ax):
-        lds = list(LOADS)
-        width = 0.38
-        for j, k in enumerate(("abtree", "abtree_nofold")):
-            vals = [ratios[(ld, k)] for ld in lds]
-            bars = ax.bar([x + (j - 0.5) * width for x in range(len(lds))], vals, width, label=k)
-            for b, v in zip(bars, vals):
-                ax.text(b.get_x() + b.get_width() / 2, v, f"{v:.2f}x", ha="center",
-                        va="bottom", fontsize=8)
-        ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+        ratio_bars(ax, [f"{ld}, {args.rows:,} rows" for ld in LOADS],
+                   {k: [ratios[(ld, k)] for ld in LOADS] for k in ("abtree", "abtree_nofold")})
         ax.axhline(1.3, color="red", linestyle=":", linewidth=0.8, label="target 1.3x (dates)")
-        ax.set_xticks(range(len(lds)))
-        ax.set_xticklabels([f"{ld}, {args.rows:,} rows" for ld in lds])
         ax.set_ylabel("index pages / nbtree's (same run)")
         ax.set_title("Index size after inserts in committed statements (median)")
         ax.legend(fontsize=8)

@@ -30,7 +30,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 
 from ab_builds import save_report  # noqa: E402
-from harness.standalone import run_and_report  # noqa: E402
+from harness.standalone import ratio_bars, run_and_report  # noqa: E402
 
 KINDS = {"btree": "USING btree (k)",
          "abtree": "USING abtree (k)",
@@ -130,17 +130,8 @@ def report(args, res, version, started, minutes):
                          f"x{ratios[(h, k)]:.2f} |")
 
     def draw(ax):
-        width = 0.38
-        for j, k in enumerate(("abtree", "abtree_nofold")):
-            vals = [ratios[(h, k)] for h in HOLDERS]
-            bars = ax.bar([x + (j - 0.5) * width for x in range(len(HOLDERS))], vals, width,
-                          label=k)
-            for b, v in zip(bars, vals):
-                ax.text(b.get_x() + b.get_width() / 2, v, f"{v:.2f}x", ha="center",
-                        va="bottom", fontsize=8)
-        ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
-        ax.set_xticks(range(len(HOLDERS)))
-        ax.set_xticklabels(["no snapshot held", "snapshots held (REPEATABLE READ)"])
+        ratio_bars(ax, ["no snapshot held", "snapshots held (REPEATABLE READ)"],
+                   {k: [ratios[(h, k)] for h in HOLDERS] for k in ("abtree", "abtree_nofold")})
         ax.set_ylabel("index pages per row / nbtree's (same round)")
         ax.set_title("Two clients inserting 21 values (median)")
         ax.legend(fontsize=8)

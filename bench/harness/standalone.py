@@ -40,3 +40,18 @@ def run_and_report(settings, args, run_all, report):
     with abtree_cluster(settings) as cl:
         results = run_all(cl, args, run.log)
     report(args, *results, run.started, run.minutes())
+
+
+def ratio_bars(ax, xlabels, series):
+    """Side-by-side bars of ratios, one group per x label and one bar per series
+    ({label: values}), each bar labelled with its value, and a dashed line at 1 (the baseline)."""
+    width = 0.8 / len(series)
+    for j, (label, vals) in enumerate(series.items()):
+        offset = (j - (len(series) - 1) / 2) * width
+        bars = ax.bar([x + offset for x in range(len(xlabels))], vals, width, label=label)
+        for b, v in zip(bars, vals):
+            ax.text(b.get_x() + b.get_width() / 2, v, f"{v:.2f}x", ha="center", va="bottom",
+                    fontsize=8)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(xlabels)))
+    ax.set_xticklabels(xlabels)
