@@ -784,9 +784,17 @@ abt_batch_apply(AbtBatch *b)
 	bool		weighted = abt_index_info(rel)->weighted;
 	MvsWriter	versions;
 	AbtSketchOp sketch;
+	BlockNumber children[XLR_MAX_BLOCK_ID + 1];
+	int			nchildren = 0;
 	int			nsketch;
 	int			made = 0;
 
+	/* the chains abt_batch_add_weights adds to: their lines on the way */
+	mvs_writer_begin(&versions, rel);
+	for (int i = 0; i < b->npages; i++)
+		if (b->pages[i].up >= 0)
+			children[nchildren++] = BufferGetBlockNumber(b->pages[i].buf);
+	mvs_writer_prefetch(&versions, children, nchildren, false);
 	abt_sketch_lock_batch(&sketch, rel);
 	nsketch = abt_sketch_held_blocks(&sketch);
 	if (b->npages > XLR_MAX_BLOCK_ID - nsketch)
@@ -796,7 +804,7 @@ abt_batch_apply(AbtBatch *b)
 		abt_count(batch_retries);
 		return false;
 	}
-	mvs_writer_begin(&versions, rel);
+	mvs_writer_prefetch(&versions, children, nchildren, true);
 	abt_xlog_reserve(rel, b->npages - 1 + nsketch, b->npages + abt_sketch_max_rdatas(rel));
 	START_CRIT_SECTION();
 	abt_batch_add_weights(b, &versions);

@@ -98,6 +98,8 @@ extern bool mvs_exists(void);
 
 /* mvs_chain.c: writers (insert passes, splits, repairs, VACUUM) */
 extern void mvs_writer_begin(MvsWriter *wr, Relation rel);
+extern void mvs_writer_prefetch(MvsWriter *wr, const BlockNumber *children, int n,
+								bool entries);
 extern void mvs_add(MvsWriter *wr, BlockNumber child, uint64 *weight, uint64 w,
 					bool atomic);
 extern void mvs_rebuild(Relation rel, BlockNumber child, MvsDelta *entries, int nentries,
