@@ -618,6 +618,16 @@ abt_batch_try_parent(AbtBatch *b, const AbtStackEntry *at, BlockNumber child, in
  * descent followed when it went through this page (nothing moved: no
  * scan).  Scanning the whole page for every leaf was 3.5% of an insert
  * (bench/results/write_path_profile.md).
+ *
+ * When child's path went through another page on this level, child's
+ * downlink is mostly on the next page, and scanning the rest of this one
+ * to learn that read 70 downlinks a time, with the group's pages held
+ * (bench/results/batch_downlink_beyond.md).  One comparison instead: an
+ * entry below child (keys are unique, the heap TID is part of them) lies
+ * in child's key range, which lies in the range of the page holding
+ * child's downlink; if the entry's key is past up's high key, that page
+ * is not up.  Both pages are held, so neither range can change meanwhile.
+ * Otherwise up is scanned as before.
  */
 static OffsetNumber
 abt_batch_downlink_after(AbtBatch *b, const AbtBatchPage *prev, int up,
@@ -632,6 +642,8 @@ abt_batch_downlink_after(AbtBatch *b, const AbtBatchPage *prev, int up,
 		from = OffsetNumberNext(prev->upoff);
 	if (at != NULL && at->blkno == BufferGetBlockNumber(buf))
 		hint = at->off;
+	else if (abt_key_beyond_page(b->rel, b->keys[child->entry], BufferGetPage(buf)))
+		return InvalidOffsetNumber;
 	return abt_find_downlink_from(BufferGetPage(buf), BufferGetBlockNumber(child->buf), hint,
 								  from);
 }
