@@ -34,6 +34,7 @@ OBJS = \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
 	src/abtree/abtbatch.o \
+	src/abtree/abtbatchlock.o \
 	src/abtree/abtpass.o \
 	src/abtree/abtplanner.o \
 	src/abtree/abtposting.o \
