@@ -30,6 +30,7 @@ OBJS = \
 	src/abtree/abtbuildsort.o \
 	src/abtree/abtcompare.o \
 	src/abtree/abtdraw.o \
+	src/abtree/abtdrawweights.o \
 	src/abtree/abthandler.o \
 	src/abtree/abtinsert.o \
 	src/abtree/abtpage.o \
