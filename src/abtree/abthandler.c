@@ -168,7 +168,7 @@ abt_fill_amroutine(IndexAmRoutine *amroutine)
 	amroutine->amsearcharray = false;
 	amroutine->amsearchnulls = true;
 	amroutine->amstorage = false;
-	amroutine->amclusterable = false;
+	amroutine->amclusterable = true;
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = true;

@@ -49,6 +49,9 @@ INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(60
 SELECT pbtree_seal('pb_k'), pbtree_seal('pb_sk');
 INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(9001, 10000) i;
 SELECT pbtree_merge('pb_k', 2);
+-- pg_dump writes ALTER TABLE ... CLUSTER ON for these
+ALTER TABLE t CLUSTER ON t_gk;
+ALTER TABLE pb CLUSTER ON pb_k;
 });
 
 my @indexes = qw(t_k t_kw t_gk t_id t_part t_wg);
@@ -104,6 +107,16 @@ is($node->safe_psql('dst', $reloptions), $src_relopts,
 	'reloptions and definitions of the abtree indexes survive');
 is($node->safe_psql('dst', $answers), $src_answers,
 	'queries, weights and sketches answer as in the source');
+
+# the clustering marks survive, and CLUSTER orders by them in the restored database
+my $clustered = q{SELECT string_agg(indexrelid::regclass::text, ',' ORDER BY 1)
+  FROM pg_index WHERE indisclustered};
+is($node->safe_psql('dst', $clustered), 'pb_k,t_gk', 'ALTER TABLE ... CLUSTER ON survives');
+$node->safe_psql('dst', 'CLUSTER t; CLUSTER pb');
+is($node->safe_psql('dst', q{SELECT bool_and(pos = want) FROM
+  (SELECT row_number() OVER (ORDER BY ctid) pos, row_number() OVER (ORDER BY g, k DESC, ctid) want FROM t) s}),
+	't', 'CLUSTER on the restored abtree index orders the table by it');
+is($node->safe_psql('dst', $answers), $src_answers, 'queries answer as in the source after CLUSTER');
 
 # sampling in the restored database
 is($node->safe_psql('dst', q{SET abtree.swr_index = 't_kw';
