@@ -2,7 +2,9 @@
 -- CLUSTER reads the table in the index's order through an index scan with
 -- SnapshotAny (dead rows, rolled-back rows and not-yet-valid entries
 -- included: the heap decides what is copied), then rebuilds every index.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS abtree;
+RESET client_min_messages;
 CREATE TABLE cl (id int, k int, g text, w int NOT NULL);
 INSERT INTO cl SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE (i * 7919) % 3001 END,
   'g' || (i % 7), i % 5 FROM generate_series(1, 6000) i;

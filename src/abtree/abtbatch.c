@@ -42,7 +42,15 @@ typedef struct AbtPendingIndex
 	Oid			relfile;		/* the storage the entries went into */
 	int			n;
 	AbtPendingEntry e[ABT_BATCH_PENDING];
+	List	   *other;			/* of AbtPendingOther: for storage left */
 } AbtPendingIndex;
+
+/* an entry not valid in other storage of the index than its current one */
+typedef struct AbtPendingOther
+{
+	Oid			relfile;
+	AbtPendingEntry e;
+} AbtPendingOther;
 
 static MemoryContext abt_batch_cxt = NULL;
 static List *abt_pending = NIL; /* of AbtPendingIndex, in abt_batch_cxt */
@@ -73,6 +81,114 @@ static void abt_batch_flush_index(Relation rel, AbtPendingIndex *p);
 static void abt_batch_xlog(AbtBatch *b, TransactionId xid, bool weighted,
 						   AbtSketchOp *sketch);
 
+/* Is itup in rel and not valid?  A descent by its key, as an insert's. */
+static bool
+abt_batch_still_waits(Relation rel, IndexTuple itup)
+{
+	AbtKey		key;
+	AbtStack	stack;
+	Buffer		buf;
+	OffsetNumber off;
+	bool		waits = false;
+
+	abt_key_from_tuple(rel, &key, itup, false);
+	buf = abt_search_leaf(rel, &key, &stack);
+	if (!BufferIsValid(buf))
+		return false;			/* an empty tree: TRUNCATE */
+	off = abt_find_leaf_entry(rel, &key, BufferGetPage(buf));
+	if (off != InvalidOffsetNumber)
+	{
+		Page		page = BufferGetPage(buf);
+		IndexTuple	found = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		waits = !TransactionIdIsValid(abt_leaf_xmin(found));
+	}
+	UnlockReleaseBuffer(buf);
+	return waits;
+}
+
+/* Add e (its tuple copied) to p's entries, flushing them first if full. */
+static void
+abt_batch_push(Relation rel, AbtPendingIndex *p, const AbtPendingEntry *e)
+{
+	if (p->n == ABT_BATCH_PENDING)
+		abt_batch_flush_index(rel, p);
+	p->e[p->n] = *e;
+	p->e[p->n].itup = (IndexTuple) MemoryContextAlloc(abt_batch_cxt, IndexTupleSize(e->itup));
+	memcpy(p->e[p->n].itup, e->itup, IndexTupleSize(e->itup));
+	p->n++;
+}
+
+/*
+ * rel's storage is another than the one p's entries went into: made in
+ * this transaction (REINDEX, TRUNCATE, a rewrite, ALTER INDEX ... SET
+ * TABLESPACE), or left again by ROLLBACK TO SAVEPOINT.  An entry is not
+ * valid in the storage it went into until this backend flushes it there,
+ * so:
+ *  - the entries of the storage left wait on, aside, should it come back
+ *    (a ROLLBACK TO SAVEPOINT that undoes a TRUNCATE or a REINDEX: their
+ *    rows are live again, and their entries there still not valid);
+ *  - those that went into the storage now current come back from aside;
+ *  - a rebuild took the other rows in valid, TRUNCATE took them away, but
+ *    a copy (SET TABLESPACE) holds their entries as they were, not valid:
+ *    each is looked up in the new storage and, if held there not valid,
+ *    waits for it too (without phase 1's hints, pages of the old storage),
+ *    and stays aside for its own.
+ * Dropping the entries, as the first version did, left committed rows
+ * weighing nothing for ever (regress abtree_batched).
+ */
+static void
+abt_batch_switch(Relation rel, AbtPendingIndex *p)
+{
+	Oid			now = abt_file_rel(rel);
+	List	   *aside = NIL;
+	ListCell   *lc;
+
+	for (int j = 0; j < p->n; j++)
+	{
+		AbtPendingOther *o = MemoryContextAlloc(abt_batch_cxt, sizeof(AbtPendingOther));
+
+		o->relfile = p->relfile;
+		o->e = p->e[j];
+		p->other = lappend(p->other, o);
+	}
+	p->n = 0;
+	p->relfile = now;
+	foreach(lc, p->other)
+	{
+		AbtPendingOther *o = lfirst(lc);
+
+		if (o->relfile == now)
+		{
+			abt_batch_push(rel, p, &o->e);
+			continue;
+		}
+		if (abt_batch_still_waits(rel, o->e.itup))
+		{
+			AbtPendingEntry copy = o->e;
+
+			copy.hint.leaf = InvalidBlockNumber;
+			copy.hint.stack.depth = 0;
+			abt_batch_push(rel, p, &copy);
+		}
+		aside = lappend(aside, o);
+	}
+	p->other = aside;
+}
+
+/* Make p follow rel's storage, if it changed. */
+static inline void
+abt_batch_follow(Relation rel, AbtPendingIndex *p)
+{
+	if (p->relfile != abt_file_rel(rel))
+	{
+		MemoryContext old = MemoryContextSwitchTo(abt_batch_cxt);
+
+		abt_batch_switch(rel, p);
+		MemoryContextSwitchTo(old);
+	}
+}
+
 /*
  * After phase 1 put itup (not valid, weight w) into rel: let it wait for
  * the next flush.
@@ -93,19 +209,16 @@ abt_batch_add(Relation rel, IndexTuple itup, uint64 w, const AbtPosHint *hint)
 	if (abt_batch_cxt == NULL)
 		abt_batch_cxt = AllocSetContextCreate(TopMemoryContext, "abtree batched validation",
 											  ALLOCSET_DEFAULT_SIZES);
+	if (p != NULL)
+		abt_batch_follow(rel, p);
 	old = MemoryContextSwitchTo(abt_batch_cxt);
-	if (p != NULL && p->relfile != abt_file_rel(rel))
-	{
-		/* new storage (TRUNCATE, REINDEX): the old entries went with the old */
-		p->n = 0;
-		p->relfile = abt_file_rel(rel);
-	}
 	if (p == NULL)
 	{
 		p = palloc(sizeof(AbtPendingIndex));
 		p->relid = RelationGetRelid(rel);
 		p->relfile = abt_file_rel(rel);
 		p->n = 0;
+		p->other = NIL;
 		abt_pending = lappend(abt_pending, p);
 	}
 	p->e[p->n].itup = CopyIndexTuple(itup);
@@ -125,18 +238,17 @@ abt_batch_flush_rel(Relation rel)
 {
 	AbtPendingIndex *p;
 
-	if (abt_pending == NIL || (p = abt_batch_find(rel)) == NULL || p->n == 0)
+	if (abt_pending == NIL || (p = abt_batch_find(rel)) == NULL ||
+		(p->n == 0 && p->other == NIL))
 		return;
-	if (p->relfile != abt_file_rel(rel))
-		p->n = 0;
-	else
+	abt_batch_follow(rel, p);
+	if (p->n > 0)
 		abt_batch_flush_index(rel, p);
 }
 
 /*
- * Every index's, before the transaction commits or prepares.  An index
- * gone meanwhile (dropped in this transaction) or on new storage keeps
- * nothing to flush.
+ * Every index's, before the transaction commits or prepares, and before a
+ * parallel plan starts.
  */
 static void
 abt_batch_flush_all(void)
@@ -148,17 +260,22 @@ abt_batch_flush_all(void)
 		AbtPendingIndex *p = lfirst(lc);
 		Relation	rel;
 
-		if (p->n == 0)
+		if (p->n == 0 && p->other == NIL)
 			continue;
+		/*
+		 * Dropped in this transaction: for good at the commit, which forgets
+		 * the list next; before it (a parallel plan) a ROLLBACK TO SAVEPOINT
+		 * may bring the index back, its entries still not valid.
+		 */
 		rel = try_relation_open(p->relid, RowExclusiveLock);
 		if (rel == NULL)
-		{
-			p->n = 0;
 			continue;
+		if (rel->rd_rel->relkind == RELKIND_INDEX && rel->rd_indam->aminsert == abtinsert)
+		{
+			abt_batch_follow(rel, p);
+			if (p->n > 0)
+				abt_batch_flush_index(rel, p);
 		}
-		if (rel->rd_rel->relkind == RELKIND_INDEX && abt_file_rel(rel) == p->relfile)
-			abt_batch_flush_index(rel, p);
-		p->n = 0;
 		relation_close(rel, NoLock);
 	}
 }
@@ -235,11 +352,17 @@ abt_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	{
 		AbtPendingIndex *p = lfirst(lc);
 		int			m = 0;
+		ListCell   *oc;
 
 		for (int i = 0; i < p->n; i++)
 			if (p->e[i].subid < mySubid)
 				p->e[m++] = p->e[i];
 		p->n = m;
+		foreach(oc, p->other)
+		{
+			if (((AbtPendingOther *) lfirst(oc))->e.subid >= mySubid)
+				p->other = foreach_delete_current(p->other, oc);
+		}
 	}
 }
 

@@ -55,6 +55,10 @@ typedef struct AbtVerifyState
 	ItemPointerData *tids;
 	int64		ntids;
 	int64		maxtids;
+	/* the TIDs of entries not valid yet, to tell heapallindexed */
+	ItemPointerData *waiting;
+	int64		nwaiting;
+	int64		maxwaiting;
 	uint64		leaf_weight;
 	/* exact mode: sketches of the valid leaf entries, to compare (S1) */
 	uint8	   *fresh[ABT_SKETCH_MAX_COLS];
@@ -90,15 +94,23 @@ abt_verify_add_next(AbtVerifyState *vs, BlockNumber blkno, uint64 weight, IndexT
 }
 
 static void
-abt_verify_add_tid(AbtVerifyState *vs, ItemPointer tid)
+abt_verify_push_tid(ItemPointerData **tids, int64 *n, int64 *max, ItemPointer tid)
 {
-	if (vs->ntids == vs->maxtids)
+	if (*n == *max)
 	{
-		vs->maxtids = Max(1024, vs->maxtids * 2);
-		vs->tids = vs->tids ? repalloc_huge(vs->tids, sizeof(ItemPointerData) * vs->maxtids) :
-			palloc(sizeof(ItemPointerData) * vs->maxtids);
+		*max = Max(1024, *max * 2);
+		*tids = *tids ? repalloc_huge(*tids, sizeof(ItemPointerData) * *max) :
+			palloc(sizeof(ItemPointerData) * *max);
 	}
-	vs->tids[vs->ntids++] = *tid;
+	(*tids)[(*n)++] = *tid;
+}
+
+static void
+abt_verify_add_tid(AbtVerifyState *vs, ItemPointer tid, bool valid)
+{
+	abt_verify_push_tid(&vs->tids, &vs->ntids, &vs->maxtids, tid);
+	if (!valid)
+		abt_verify_push_tid(&vs->waiting, &vs->nwaiting, &vs->maxwaiting, tid);
 }
 
 /*
@@ -264,7 +276,7 @@ abt_verify_page(AbtVerifyState *vs, Page page, BlockNumber blkno, int index,
 				ItemPointerData tid;
 
 				abt_leaf_tid(itup, n, i, &tid);
-				abt_verify_add_tid(vs, &tid);
+				abt_verify_add_tid(vs, &tid, TransactionIdIsValid(abt_leaf_xmin(itup)));
 				/* the sketches count rows: a posting tuple's once per TID */
 				if (vs->exact && TransactionIdIsValid(abt_leaf_xmin(itup)))
 					abt_verify_sketch_add(vs, itup);
@@ -437,6 +449,19 @@ abt_verify_heap_callback(Relation index, ItemPointer tid, Datum *values,
 	if (!bsearch(tid, vs->tids, vs->ntids, sizeof(ItemPointerData), abt_verify_tid_cmp))
 		abt_corrupt(vs->rel, "Heap tuple (%u,%u) is not in the index.",
 					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
+
+	/*
+	 * Its entry must be valid, or its row weighs nothing: never drawn, not
+	 * counted (an undercount).  Every writer makes its entries valid before
+	 * it commits, and ShareLock waited for every transaction that inserted
+	 * into the index, so the scan's tuples (none of an aborted insert) all
+	 * come from committed inserts or our own, flushed.  Not on a standby,
+	 * where the primary's open transactions' entries wait in WAL's state.
+	 */
+	if (vs->nwaiting > 0 && !RecoveryInProgress() &&
+		bsearch(tid, vs->waiting, vs->nwaiting, sizeof(ItemPointerData), abt_verify_tid_cmp))
+		abt_corrupt(vs->rel, "The index entry of heap tuple (%u,%u) is not valid: its row weighs nothing in the index.",
+					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
 }
 
 /* Exact mode: the entry counts in the sketches (S1 of src/abtree/README) */
@@ -518,6 +543,7 @@ abt_verify_levels(AbtVerifyState *vs, AbtMetaPageData *meta)
 	for (int level = meta->level; level >= 0; level--)
 	{
 		vs->ntids = 0;
+		vs->nwaiting = 0;
 		leftmost = abt_verify_level(vs, leftmost, level);
 		vs->expect = vs->next;
 		vs->nexpect = vs->nnext;
@@ -623,6 +649,7 @@ abtree_verify(PG_FUNCTION_ARGS)
 		IndexInfo  *indexInfo = BuildIndexInfo(vs.rel);
 
 		qsort(vs.tids, vs.ntids, sizeof(ItemPointerData), abt_verify_tid_cmp);
+		qsort(vs.waiting, vs.nwaiting, sizeof(ItemPointerData), abt_verify_tid_cmp);
 		table_index_build_scan(heap, vs.rel, indexInfo, true, false,
 							   abt_verify_heap_callback, &vs, NULL);
 		table_close(heap, AccessShareLock);
