@@ -110,6 +110,14 @@ INSERT INTO bad_case (area, sql) VALUES
 ('verify', $$SELECT abtree_verify(4294967295)$$),
 ('verify', $$SELECT abtree_verify('bad_t_k', 'maybe')$$),
 ('verify', $$SELECT abtree_verify(1.5)$$),
+-- weights of a weighted index's entries (README, "Weight limits")
+('weights', $$INSERT INTO bad_w VALUES (1, -1)$$),
+('weights', $$INSERT INTO bad_w VALUES (1, NULL)$$),
+('weights', $$CREATE TABLE bad_w8 (k int, w int8); CREATE INDEX ON bad_w8 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w'); INSERT INTO bad_w8 VALUES (1, 1099511627776), (2, 0); SELECT total_weight FROM abtree_stats('bad_w8_k_w_idx')$$),
+('weights', $$CREATE TABLE bad_w8 (k int, w int8); CREATE INDEX ON bad_w8 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w'); INSERT INTO bad_w8 VALUES (1, 1099511627777)$$),
+('weights', $$CREATE TABLE bad_w8 (k int, w int8); CREATE INDEX ON bad_w8 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w'); INSERT INTO bad_w8 VALUES (1, 9223372036854775807)$$),
+('weights', $$CREATE TABLE bad_w8 (k int, w int8); INSERT INTO bad_w8 VALUES (1, 1099511627777); CREATE INDEX ON bad_w8 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w')$$),
+('weights', $$CREATE TABLE bad_w8 (k int, w int8); CREATE INDEX ON bad_w8 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w'); SET abtree.weight_protocol = path_exclusive; INSERT INTO bad_w8 VALUES (1, 1099511627777)$$),
 -- abtree_stats
 ('stats', $$SELECT entries FROM abtree_stats(NULL)$$),
 ('stats', $$SELECT entries FROM abtree_stats('bad_t_k')$$),

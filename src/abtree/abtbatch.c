@@ -472,6 +472,16 @@ abt_batch_apply(AbtBatch *b)
 		abt_count(batch_retries);
 		return false;
 	}
+	if (weighted && b->npages > b->nleaves)
+	{
+		/* the root, held, and the group's weight: within the limit? */
+		uint64		w = 0;
+
+		for (int j = 0; j < b->n; j++)
+			if (b->leafof[j] >= 0)
+				w += b->e[j].w;
+		abt_check_weight_room(rel, BufferGetPage(b->pages[b->npages - 1].buf), w);
+	}
 	mvs_writer_prefetch(&versions, children, nchildren, true);
 	abt_xlog_reserve(rel, b->npages - 1 + nsketch, b->npages + abt_sketch_max_rdatas(rel));
 	START_CRIT_SECTION();

@@ -53,6 +53,7 @@ typedef struct AbtLevelWriter
 	Buffer		buf;			/* current page's buffer, pinned, not locked */
 	Page		page;			/* its contents, built in local memory */
 	uint64		weight;			/* of the current page */
+	uint64		total;			/* of the level so far */
 	IndexTuple	last;			/* last item added (leaf: its pivot is the high key;
 								 * the copy in page) */
 	IndexTuple	last_hikey;		/* internal: high key of the last child */
@@ -143,6 +144,7 @@ abt_writer_init(AbtLevelWriter *w, Relation index, uint16 level, int fillfactor,
 	w->index = index;
 	w->level = level;
 	w->npages = 0;
+	w->total = 0;
 	w->maxpages = 64;
 	w->pages = palloc(sizeof(AbtChild) * w->maxpages);
 	w->limit = BLCKSZ * (100 - fillfactor) / 100;
@@ -254,12 +256,17 @@ abt_writer_add_leaf(AbtLevelWriter *w, IndexTuple leaf, bool weighted, bool owne
 	/* its pivot, should it end the page, is at most this much larger */
 	Size		keysize = IndexTupleSize(leaf) - (AbtLeafIsPosting(leaf) ?
 												  ABT_POSTING_TRAILER(abt_posting_count(leaf)) : 0);
+	uint64		lw = abt_leaf_weight(leaf, weighted);
 
 	if (!abt_writer_fits(w, leaf, MAXALIGN(keysize) +
 						 sizeof(AbtPivotAux) + sizeof(ItemIdData)))
 		abt_writer_finish_page(w, false);
 	abt_writer_put(w, leaf);
-	w->weight += abt_leaf_weight(leaf, weighted);
+	w->weight += lw;
+	/* entries weigh at most 2^40 each: the sum stops long before it wraps */
+	w->total += lw;
+	if (w->total > ABT_MAX_TOTAL_WEIGHT)
+		abt_weight_total_error(w->index, w->total - lw, lw);
 	w->last = (IndexTuple) PageGetItem(w->page,
 									   PageGetItemId(w->page, PageGetMaxOffsetNumber(w->page)));
 	if (owned)

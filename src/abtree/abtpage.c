@@ -190,6 +190,36 @@ abt_weight_from_datum(Datum value, bool isnull, Oid type)
 	return (uint64) w;
 }
 
+/*
+ * An insert or build would take rel's total weight (total, as last seen)
+ * past ABT_MAX_TOTAL_WEIGHT with an entry of weight w.
+ */
+void
+abt_weight_total_error(Relation rel, uint64 total, uint64 w)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("abtree index \"%s\" would weigh more than " UINT64_FORMAT " in all",
+					RelationGetRelationName(rel), ABT_MAX_TOTAL_WEIGHT),
+			 errdetail("Its entries weigh " UINT64_FORMAT ", and the new one " UINT64_FORMAT ".",
+					   total, w),
+			 errhint("Weights are sampling probabilities up to a factor: scale them down, and REINDEX.")));
+}
+
+/*
+ * Check, holding rel's root (root, locked), that adding w below it keeps
+ * the index's total within ABT_MAX_TOTAL_WEIGHT: before a weighted entry
+ * (or a group of them) is added anywhere.
+ */
+void
+abt_check_weight_room(Relation rel, Page root, uint64 w)
+{
+	uint64		total = abt_page_weight(root, true);
+
+	if (w > ABT_MAX_TOTAL_WEIGHT || total > ABT_MAX_TOTAL_WEIGHT - w)
+		abt_weight_total_error(rel, total, w);
+}
+
 /* Make index attribute attno (from 1) the weight, checking its type. */
 static void
 abt_set_weight_attr(Relation rel, AbtIndexInfo *info, AttrNumber attno)
@@ -445,6 +475,13 @@ abt_form_leaf(Relation rel, AbtIndexInfo *info, Datum *values, bool *isnull,
 		uint64		w = abt_weight_from_datum(values[info->weight_attno - 1],
 											  isnull[info->weight_attno - 1],
 											  info->weight_type);
+
+		if (w > ABT_MAX_ENTRY_WEIGHT)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("abtree weight " UINT64_FORMAT " of index \"%s\" is larger than an entry may weigh, " UINT64_FORMAT,
+							w, RelationGetRelationName(rel), ABT_MAX_ENTRY_WEIGHT),
+					 errhint("Weights are sampling probabilities up to a factor: scale them down, e.g. to thousandths of the largest.")));
 
 		memcpy(aux, &w, sizeof(uint64));
 		aux += sizeof(uint64);

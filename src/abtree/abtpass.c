@@ -637,6 +637,10 @@ abt_weight_pass(Relation rel, AbtKey *key, uint64 w, const AbtPosHint *hint)
 
 restart:
 	p = abt_pass_lock_root(&pass);
+	/* nothing added yet: room for w? (a share-locked root: README, "Weight limits") */
+	if (abt_index_info(rel)->weighted &&
+		!AbtPageIsLeaf(AbtPageGetOpaque(BufferGetPage(p))))
+		abt_check_weight_room(rel, BufferGetPage(p), w);
 	for (;;)
 	{
 		Page		page = BufferGetPage(p);
@@ -718,6 +722,9 @@ abt_validate(Relation rel, Buffer leaf, OffsetNumber off, IndexTuple newitup, Bu
 	bool		narrow;
 	int			k;
 
+	/* path_exclusive adds here, the root held: room for w? */
+	if (path_offs && weighted && npath > 0)
+		abt_check_weight_room(rel, BufferGetPage(path[npath - 1]), w);
 	if (path_offs)
 		mvs_writer_begin(&versions, rel);
 	/* the entry's values join the sketches as it becomes valid (S1) */

@@ -328,6 +328,18 @@ extern void abt_install_utility_hook(void);
 extern void abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta);
 extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);
 
+/*
+ * Limits of a weighted index's weights (src/abtree/README, "Weight
+ * limits"): an entry weighs at most 2^40, and an insert or build that
+ * would take the index's total past 2^53 fails, so that draws add and
+ * compare a page's weights exactly in doubles, and no sum can wrap around
+ * in 64 bits whatever inserts run at once.
+ */
+#define ABT_MAX_ENTRY_WEIGHT	(UINT64CONST(1) << 40)
+#define ABT_MAX_TOTAL_WEIGHT	(UINT64CONST(1) << 53)
+extern void abt_weight_total_error(Relation rel, uint64 total, uint64 w);
+extern void abt_check_weight_room(Relation rel, Page root, uint64 w);
+
 /* abtcompare.c */
 extern void abt_key_init(Relation rel, AbtKey *key);
 extern void abt_key_from_tuple(Relation rel, AbtKey *key, IndexTuple itup, bool pivot);
