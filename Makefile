@@ -54,6 +54,7 @@ OBJS = \
 	src/abtree/abtversions.o \
 	src/abtree/abtverify.o \
 	src/abtree/abtxlog.o \
+	src/abtree/abtfreeze.o \
 	src/mvstore/mvs_chain.o \
 	src/mvstore/mvs_gc.o \
 	src/mvstore/mvs_shmem.o \

@@ -33,11 +33,11 @@ SELECT abtree_check_preload();
 -- the components registered in this server (counters vary, so not shown)
 SELECT component, item, value
   FROM abtree_status()
- WHERE item NOT LIKE 'probes_%' AND component NOT IN ('weights', 'swr', 'draws', 'inserts') AND item <> 'bytes'
+ WHERE item NOT LIKE 'probes_%' AND component NOT IN ('weights', 'swr', 'draws', 'inserts', 'vacuum') AND item <> 'bytes'
  ORDER BY component, item;
 SELECT count(*) AS counters
   FROM abtree_status()
- WHERE (item LIKE 'probes_%' OR component IN ('weights', 'swr', 'draws', 'inserts') OR item = 'bytes')
+ WHERE (item LIKE 'probes_%' OR component IN ('weights', 'swr', 'draws', 'inserts', 'vacuum') OR item = 'bytes')
    AND value ~ '^[0-9]+$';
 
 -- wrong arguments get PostgreSQL's own clear errors

@@ -117,6 +117,8 @@ typedef struct AbtSharedState
 	pg_atomic_uint64 batch_entries;
 	/* groups locked again: room was left for a lost set that came back */
 	pg_atomic_uint64 batch_retries;
+	/* leaf entries whose xid VACUUM froze (abtfreeze.c) */
+	pg_atomic_uint64 entries_frozen;
 	/* draws' pages held exclusively when reached, visited later instead */
 	pg_atomic_uint64 draw_pages_deferred;
 	/* full leaves folded instead of split; leaf splits where a value grows */

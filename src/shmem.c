@@ -77,6 +77,7 @@ abt_shmem_startup(void)
 		pg_atomic_init_u64(&abt_shared->batch_records, 0);
 		pg_atomic_init_u64(&abt_shared->batch_entries, 0);
 		pg_atomic_init_u64(&abt_shared->batch_retries, 0);
+		pg_atomic_init_u64(&abt_shared->entries_frozen, 0);
 		pg_atomic_init_u64(&abt_shared->draw_pages_deferred, 0);
 		pg_atomic_init_u64(&abt_shared->leaf_folds, 0);
 		pg_atomic_init_u64(&abt_shared->split_value_end, 0);

@@ -81,6 +81,7 @@ abtree_status(PG_FUNCTION_ARGS)
 	status_row(rsinfo, "weights", "batch_records", u64_text(&abt_shared->batch_records));
 	status_row(rsinfo, "weights", "batch_entries", u64_text(&abt_shared->batch_entries));
 	status_row(rsinfo, "weights", "batch_retries", u64_text(&abt_shared->batch_retries));
+	status_row(rsinfo, "vacuum", "entries_frozen", u64_text(&abt_shared->entries_frozen));
 	status_row(rsinfo, "weights", "recovery_raised",
 			   u64_text(&abt_shared->recovery_raised));
 	status_row(rsinfo, "inserts", "leaf_folds", u64_text(&abt_shared->leaf_folds));

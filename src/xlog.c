@@ -55,6 +55,7 @@ static const AbtRecordKind abt_record_kinds[16] = {
 	[XLOG_ABT_PATH >> 4] = {"PATH", abt_redo_path, abt_desc_path},
 	[XLOG_ABT_INSERT_VALID >> 4] = {"INSERT_VALID", abt_redo_mark_valid, abt_desc_mark_valid},
 	[XLOG_ABT_VALID_BATCH >> 4] = {"VALID_BATCH", abt_redo_valid_batch, abt_desc_valid_batch},
+	[XLOG_ABT_FREEZE >> 4] = {"FREEZE", abt_redo_freeze, abt_desc_freeze},
 };
 
 static const AbtRecordKind *

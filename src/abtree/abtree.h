@@ -662,6 +662,7 @@ extern uint64 abt_range_weight(Relation rel, Oid type, Datum lo, bool lo_null, b
 #define XLOG_ABT_PATH			0x80
 #define XLOG_ABT_INSERT_VALID	0x90	/* INSERT_LEAF and MARK_VALID in one */
 #define XLOG_ABT_VALID_BATCH	0xA0	/* MARK_VALID of several leaves */
+#define XLOG_ABT_FREEZE			0xB0	/* a leaf's old xids frozen (abtfreeze.c) */
 
 /* a SPLIT record's first block above the parent (abtxlog.c) */
 #define ABT_SPLIT_FIRST_UP		4
@@ -690,6 +691,14 @@ extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitu
 								Buffer *path, int npath, bool weighted,
 								struct AbtSketchOp *sketch);
 extern void abt_redo_insert_leaf(XLogReaderState *record);
+
+/* abtfreeze.c: VACUUM freezes old leaf xids */
+extern TransactionId abt_freeze_cutoff(void);
+extern bool abt_leaf_needs_freeze(Page page, TransactionId cutoff);
+extern int	abt_freeze_leaf(Relation rel, BlockNumber blkno, TransactionId cutoff,
+							BufferAccessStrategy strategy);
+extern void abt_redo_freeze(XLogReaderState *record);
+extern void abt_desc_freeze(StringInfo buf, XLogReaderState *record);
 extern void abt_redo_set_weight(XLogReaderState *record);
 extern void abt_redo_pages(XLogReaderState *record);
 extern void abt_redo_vacuum(XLogReaderState *record);

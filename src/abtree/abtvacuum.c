@@ -21,6 +21,7 @@
  *-------------------------------------------------------------------------
  */
 #include "abtree.h"
+#include "abtree_ext.h"
 
 #include "mvstore/mvstore.h"
 
@@ -349,6 +350,7 @@ abt_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	Relation	rel = info->index;
 	BlockNumber blkno = ABT_METAPAGE + 1;
 	BlockNumber nblocks;
+	TransactionId cutoff = abt_freeze_cutoff();
 
 	stats->num_index_tuples = 0;
 	/* pages added while we scan are scanned too (they hold moved entries) */
@@ -360,6 +362,7 @@ abt_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			Page		page;
 			IndexTuple	firstdead = NULL;
 			double		nentries = 0;
+			bool		freeze = false;
 
 			vacuum_delay_point_compat();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
@@ -368,7 +371,10 @@ abt_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			if (!PageIsNew(page) &&
 				AbtPageGetOpaque(page)->page_id == ABT_PAGE_ID &&
 				AbtPageIsLeaf(AbtPageGetOpaque(page)))
+			{
 				firstdead = abt_vac_scan_leaf(page, callback, callback_state, &nentries);
+				freeze = abt_leaf_needs_freeze(page, cutoff);
+			}
 			UnlockReleaseBuffer(buf);
 
 			if (firstdead)
@@ -379,6 +385,10 @@ abt_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				nentries -= stats->tuples_removed - before;
 				pfree(firstdead);
 			}
+			/* after the removals: what is left of the leaf (README, "Freezing") */
+			if (freeze)
+				pg_atomic_fetch_add_u64(&abt_shared->entries_frozen,
+										abt_freeze_leaf(rel, blkno, cutoff, info->strategy));
 			stats->num_index_tuples += Max(nentries, 0);
 		}
 	}
