@@ -80,8 +80,9 @@ abt_sketch_rebuild_scan(Relation rel, uint8 **fresh, BufferAccessStrategy strate
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		opaque = AbtPageGetOpaque(page);
-		if (!PageIsNew(page) && opaque->page_id == ABT_PAGE_ID && AbtPageIsLeaf(opaque))
+		/* a new page (a split cut by a crash) has no special space */
+		opaque = PageIsNew(page) ? NULL : AbtPageGetOpaque(page);
+		if (opaque && opaque->page_id == ABT_PAGE_ID && AbtPageIsLeaf(opaque))
 		{
 			for (OffsetNumber off = AbtFirstDataOffset(opaque);
 				 off <= PageGetMaxOffsetNumber(page); off++)
