@@ -151,11 +151,8 @@ abt_redo_freeze(XLogReaderState *record)
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
-		Page		page = BufferGetPage(buf);
-
-		(void) abt_freeze_page(page, xlrec->cutoff);
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
+		(void) abt_freeze_page(BufferGetPage(buf), xlrec->cutoff);
+		abt_redo_finish(record, buf);
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);

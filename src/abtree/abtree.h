@@ -691,6 +691,7 @@ extern void abt_xlog_mark_valid(Buffer leaf, OffsetNumber off, IndexTuple newitu
 								Buffer *path, int npath, bool weighted,
 								struct AbtSketchOp *sketch);
 extern void abt_redo_insert_leaf(XLogReaderState *record);
+extern void abt_redo_finish(XLogReaderState *record, Buffer buf);
 
 /* abtfreeze.c: VACUUM freezes old leaf xids */
 extern TransactionId abt_freeze_cutoff(void);

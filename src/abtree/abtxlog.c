@@ -406,7 +406,8 @@ static void abt_redo_recompute_path(XLogReaderState *record, Buffer *bufs, int n
 									bool weighted);
 static void abt_redo_release(XLogReaderState *record, Buffer *bufs);
 
-static void
+/* A redone page: its LSN the record's end, dirty (abtfreeze.c too). */
+void
 abt_redo_finish(XLogReaderState *record, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
