@@ -21,6 +21,8 @@
 #include "mvstore/mvstore.h"
 
 #include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/pg_am.h"
 #include "common/hashfn.h"
 #include "common/pg_prng.h"
@@ -37,6 +39,8 @@
 #include "catalog/index.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
+#include "executor/tuptable.h"
+#include "storage/lmgr.h"
 
 /* ---- SQL: abtree_sample_tids(index regclass, n int, seed float8) ---- */
 
@@ -244,6 +248,55 @@ abt_range_has_weight(Relation rel, AbtSampleRange *range, MvsReader *rd)
 }
 
 /*
+ * An entry's TID names the root of its row's HOT chain, and the version the
+ * statement sees can be a later member of the chain, with another TID.  A
+ * join on ctid (README's usage) then drops the draw: every row ever updated
+ * in place would be left out of the sample, with no error (regress
+ * abtree_sample, "HOT-updated rows").  So each accepted draw is taken to
+ * the member the snapshot sees, as an index scan takes an entry, through
+ * the table access method; the heap is visited in block order (a pin kept
+ * from one draw to the next on the same block).  A chain of which the
+ * snapshot sees no member (a deleted row) keeps the entry's TID, which a
+ * join drops.  The weight is the entry's either way: the members of a
+ * chain agree on every indexed column, the weight column among them.
+ */
+static int
+abt_draw_tid_cmp(const void *a, const void *b, void *arg)
+{
+	AbtDraw    *draws = arg;
+
+	return ItemPointerCompare(&draws[*(const int *) a].tid, &draws[*(const int *) b].tid);
+}
+
+static void
+abt_sample_resolve(Relation heap, Snapshot snapshot, AbtDraw *draws, int n)
+{
+	IndexFetchTableData *fetch;
+	TupleTableSlot *slot;
+	int		   *order = palloc(sizeof(int) * n);
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (draws[i].accepted)
+			order[m++] = i;
+	qsort_arg(order, m, sizeof(int), abt_draw_tid_cmp, draws);
+	fetch = table_index_fetch_begin(heap);
+	slot = table_slot_create(heap, NULL);
+	for (int j = 0; j < m; j++)
+	{
+		ItemPointer tid = &draws[order[j]].tid;
+		bool		call_again = false;
+		bool		all_dead = false;
+
+		if (table_index_fetch_tuple(fetch, tid, snapshot, slot, &call_again, &all_dead))
+			*tid = slot->tts_tid;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_index_fetch_end(fetch);
+	pfree(order);
+}
+
+/*
  * Draw n samples into the result set of an SRF call, in batches; a batch's
  * rejected attempts are made again in the next one, and the samples come
  * out in the order their variates were drawn.
@@ -260,9 +313,11 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 	int			round = cap;
 	AbtDraw    *draws = palloc(sizeof(AbtDraw) * cap);
 	MvsReader	rd;
+	Snapshot	snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+	Relation	heap = table_open(rel->rd_index->indrelid, NoLock);	/* abt_sample_open */
 
 	/* draw as the statement's snapshot sees the index */
-	mvs_reader_init(&rd, rel, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL);
+	mvs_reader_init(&rd, rel, snapshot);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	while (done < n)
@@ -274,6 +329,8 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		for (int i = 0; i < want; i++)
 			draws[i].u = pg_prng_double(prng);
 		got = abt_sample_batch(rel, range, &rd, draws, want, NULL, &moved);
+		if (snapshot != NULL)
+			abt_sample_resolve(heap, snapshot, draws, want);
 		for (int i = 0; i < want; i++)
 		{
 			Datum		value = PointerGetDatum(&draws[i].tid);
@@ -297,7 +354,7 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		{
 			/* nothing to draw: no samples, no error */
 			if (done == 0 && !abt_range_has_weight(rel, range, &rd))
-				return;
+				break;
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("too many rejected draws in abtree index \"%s\"",
@@ -306,6 +363,27 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 		}
 	}
 	pfree(draws);
+	table_close(heap, NoLock);
+}
+
+/*
+ * Open an index to draw from, its table locked first, in the order DROP
+ * TABLE locks them: a DROP waiting between the index's lock and the
+ * table's would make a deadlock.  Should the index now belong to another
+ * table (dropped and its OID reused meanwhile), that one is locked too.
+ */
+static Relation
+abt_sample_open(Oid indexoid)
+{
+	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Relation	rel;
+
+	if (OidIsValid(heapoid))
+		LockRelationOid(heapoid, AccessShareLock);
+	rel = abt_open_index_checked(indexoid, AccessShareLock);
+	if (rel->rd_index->indrelid != heapoid)
+		LockRelationOid(rel->rd_index->indrelid, AccessShareLock);
+	return rel;
 }
 
 static int32
@@ -334,7 +412,7 @@ Datum
 abtree_sample_tids(PG_FUNCTION_ARGS)
 {
 	int32		n = abt_sample_check_args(fcinfo, "abtree_sample_tids");
-	Relation	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = abt_sample_open(PG_GETARG_OID(0));
 	pg_prng_state prng;
 
 	abt_seed_prng(&prng, !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_FLOAT8(2));
@@ -353,7 +431,7 @@ Datum
 abtree_sample_tids_range(PG_FUNCTION_ARGS)
 {
 	int32		n = abt_sample_check_args(fcinfo, "abtree_sample_tids_range");
-	Relation	rel = abt_open_index_checked(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = abt_sample_open(PG_GETARG_OID(0));
 	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 3);
 	AbtSampleRange *range = palloc(sizeof(AbtSampleRange));
 	pg_prng_state prng;
