@@ -97,7 +97,7 @@ OBJS = \
 REGRESS = extension guc wal abtree_basic abtree_build_sort abtree_posting abtree_opclass abtree_sample abtree_repair abtree_batched abtree_range abtree_cursor abtree_cluster abtree_weights abtree_planner chll chll_io chll_workload abtree_sketch ndistinct swr swr_where swr_stats swr_estimate swr_readahead mvstore pbtree abtree_rls bad_input
 
 # isolation suites: test/isolation/specs/*.spec against test/isolation/expected/*.out
-ISOLATION = probe_concurrent abtree_split_sample abtree_page_copies swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot swr_old_snapshot abtree_sketch_rebuild abtree_fold_snapshot
+ISOLATION = probe_concurrent abtree_build_snapshot abtree_split_sample abtree_page_copies swr_visibility abtree_weight_pass abtree_weight_rid abtree_sample_bias mvstore_snapshot swr_old_snapshot abtree_sketch_rebuild abtree_fold_snapshot
 
 # TAP suites with PostgreSQL::Test::Cluster
 TAP_TESTS = 1

@@ -250,6 +250,7 @@ abt_range_weight_of(FunctionCallInfo fcinfo, Relation rel, Oid type, bool visibl
 
 	if (visible_only)
 	{
+		abt_refuse_newer_build(rel);
 		mvs_reader_init(&rd, rel, GetActiveSnapshot());
 		rd.active = true;
 	}
