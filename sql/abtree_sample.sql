@@ -220,5 +220,23 @@ SELECT count(*) AS hot_sampled,
   FROM abtree_sample_tids('abt_hot_k', 20000, 0.33) t LEFT JOIN abt_hot h ON h.ctid = t;
 DROP TABLE abt_hot;
 
+-- An invalid index (a failed CREATE INDEX CONCURRENTLY, or one still being
+-- built) lacks entries of rows: draws and range weights through it would
+-- leave them out with no error.  Before, abtree_sample_tids gave no rows and
+-- abtree_range_weight 0 for this table of 1000 rows.  Both refuse it now,
+-- as TABLESAMPLE swr does; REINDEX makes it valid.
+CREATE TABLE abt_iv (k int);
+INSERT INTO abt_iv SELECT g FROM generate_series(1, 1000) g;
+CREATE INDEX CONCURRENTLY abt_iv_e ON abt_iv USING abtree ((100 / (k - 1000)));
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'abt_iv_e'::regclass;
+SELECT count(*) FROM abtree_sample_tids('abt_iv_e', 100, 1);
+SELECT count(*) FROM abtree_sample_tids_range('abt_iv_e', 100, 1, 1, 5);
+SELECT abtree_range_weight('abt_iv_e', NULL::int, NULL::int);
+DELETE FROM abt_iv WHERE k = 1000;
+REINDEX INDEX abt_iv_e;
+SELECT count(*) FROM abtree_sample_tids('abt_iv_e', 100, 1);
+SELECT abtree_range_weight('abt_iv_e', NULL::int, NULL::int);
+DROP TABLE abt_iv;
+
 DROP TABLE abt_s, abt_draw, abt_wdraw, abt_rdraw, abt_vdraw, abt_chisq_crit;
 DROP FUNCTION abt_chisq(bigint[], float8[]);

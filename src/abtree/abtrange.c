@@ -248,6 +248,7 @@ abt_range_weight_of(FunctionCallInfo fcinfo, Relation rel, Oid type, bool visibl
 {
 	MvsReader	rd;
 
+	abt_refuse_invalid(rel);
 	if (visible_only)
 	{
 		abt_refuse_newer_build(rel);

@@ -368,6 +368,25 @@ abt_sample_into(FunctionCallInfo fcinfo, Relation rel, int32 n, pg_prng_state *p
 }
 
 /*
+ * An index that is not valid (a failed CREATE INDEX CONCURRENTLY, or one
+ * still being built) lacks the entries of some rows: draws and weights
+ * through it would leave them out, with no error (regress abtree_sample:
+ * no draws and a weight of 0 from such an index over 1000 rows).  The
+ * samplers refuse it, as TABLESAMPLE swr refuses it named and passes it
+ * over otherwise.
+ */
+void
+abt_refuse_invalid(Relation index)
+{
+	if (!index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("abtree index \"%s\" is not valid", RelationGetRelationName(index)),
+				 errdetail("An index that is not valid may lack entries of rows."),
+				 errhint("A failed CREATE INDEX CONCURRENTLY leaves an invalid index; REINDEX it.")));
+}
+
+/*
  * CREATE INDEX over HOT chains whose earlier versions some snapshot can
  * still see (pg_index.indcheckxmin) gave each chain one entry, with the key
  * and weight of its newest version.  A snapshot older than the build can
@@ -411,6 +430,7 @@ abt_sample_open(Oid indexoid)
 	rel = abt_open_index_checked(indexoid, AccessShareLock);
 	if (rel->rd_index->indrelid != heapoid)
 		LockRelationOid(rel->rd_index->indrelid, AccessShareLock);
+	abt_refuse_invalid(rel);
 	abt_refuse_newer_build(rel);
 	return rel;
 }

@@ -303,7 +303,7 @@ swr_no_index_error(Relation heaprel, int nskipped)
 			 errmsg("table \"%s\" has no abtree index for TABLESAMPLE swr",
 					RelationGetRelationName(heaprel)),
 			 nskipped > 0 ?
-			 errdetail("Partial or invalid abtree indexes are used only when named in abtree.swr_index.") : 0,
+			 errdetail("Partial abtree indexes are used only when named in abtree.swr_index, invalid ones never.") : 0,
 			 errhint("Create one with CREATE INDEX ON %s USING abtree (...), adding WITH (weight_column = ...) for weighted draws.",
 					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(heaprel)),
 												RelationGetRelationName(heaprel)))));
