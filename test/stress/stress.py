@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Crash-cycle stress driver for abtree (issue 10, reliability).
 
-Several sessions run a mixed workload (inserts, updates, deletes, rollbacks,
+Several sessions run a mixed workload (inserts, updates, some of them HOT
+(only the unindexed ver changes), deletes, rollbacks,
 VACUUM, TABLESAMPLE swr, abtree_range_weight, abtree_ndistinct, at-least
 verification) against two tables with weighted, unweighted and multi-column
 indexes of every kind in INDEX_KINDS.  At a random moment (random.Random(seed))
@@ -360,10 +361,14 @@ class Workload:
                     ids = rng.sample(mine[table], min(len(mine[table]), rng.randrange(1, 6)))
                     before = {i: rows[i] for i in ids}
                     after = {}
+                    touch = rng.random() < 0.3
                     for i in ids:
                         o = rows[i]
                         n = (i, rng.randrange(1000), o[2] if rng.random() < 0.5 else rng.randrange(40),
                              o[3], rng.randrange(0, 10), o[5] + 1)
+                        if touch:
+                            # only ver, which no index has: a HOT update where the page has room
+                            n = o[:5] + (o[5] + 1,)
                         cur.execute('UPDATE %s SET k = %%s, g = %%s, w = %%s, ver = %%s WHERE id = %%s'
                                     % table, (n[1], n[2], n[4], n[5], i))
                         after[i] = n
