@@ -251,7 +251,7 @@ abt_range_weight_of(FunctionCallInfo fcinfo, Relation rel, Oid type, bool visibl
 	abt_refuse_invalid(rel);
 	if (visible_only)
 	{
-		abt_refuse_newer_build(rel);
+		abt_refuse_newer_build(rel, GetActiveSnapshot());
 		mvs_reader_init(&rd, rel, GetActiveSnapshot());
 		rd.active = true;
 	}

@@ -628,7 +628,7 @@ extern uint64 abt_total_weight(Relation rel);
 extern double abt_sample_total(Relation rel, AbtSampleRange *range, struct MvsReader *rd);
 extern Relation abt_open_index_checked(Oid indexoid, LOCKMODE lockmode);
 extern void abt_refuse_invalid(Relation index);
-extern void abt_refuse_newer_build(Relation index);
+extern void abt_refuse_newer_build(Relation index, Snapshot snapshot);
 extern Relation abt_open_am_index(Oid indexoid, LOCKMODE lockmode, const char *amname,
 								  AclMode mode);
 extern Relation abt_open_am_index_shell(Oid indexoid, LOCKMODE lockmode,

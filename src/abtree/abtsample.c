@@ -22,6 +22,8 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_am.h"
@@ -393,24 +395,36 @@ abt_refuse_invalid(Relation index)
  * see an earlier version, with another key or weight: its draws, range
  * draws and visible weights through the index would be biased, with no
  * error (isolation abtree_build_snapshot: ten rows weighing 100 in the
- * index and 1 as the snapshot sees them took half of its draws).
- * PostgreSQL's planner leaves such an index out of this transaction's
- * plans (get_relation_info's test, made here the same way: the index's
- * pg_index row against TransactionXmin, the oldest xmin of the
- * transaction's snapshots); a sampler has no other path, so it refuses.
+ * index and 1 as the snapshot sees them took half of its draws).  A
+ * sampler has no other path than its index, so for such a snapshot it
+ * refuses.  Which snapshots (src/abtree/README, "Indexes newer than the
+ * snapshot"): PostgreSQL's planner leaves the index out of a transaction
+ * while its pg_index row's xmin is not older than TransactionXmin; a
+ * sampler also takes it for a snapshot taken after that transaction
+ * committed, which sees the deletions of every version the build passed
+ * over, however old the transaction's xmin (a long transaction elsewhere
+ * holds it back, and would make every sampler on the table refuse).
  */
 void
-abt_refuse_newer_build(Relation index)
+abt_refuse_newer_build(Relation index, Snapshot snapshot)
 {
-	if (index->rd_index->indcheckxmin &&
-		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data),
-							   TransactionXmin))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("abtree index \"%s\" was built after this transaction's snapshot",
-						RelationGetRelationName(index)),
-				 errdetail("The build gave rows updated in place (HOT) the keys and weights of their newest versions, and the snapshot may see older ones."),
-				 errhint("Sample in a new transaction, once the transactions that were running when the index was built have ended.")));
+	TransactionId built;
+
+	if (!index->rd_index->indcheckxmin)
+		return;
+	built = HeapTupleHeaderGetXmin(index->rd_indextuple->t_data);
+	if (TransactionIdPrecedes(built, TransactionXmin))
+		return;
+	if (snapshot != NULL && IsMVCCSnapshot(snapshot) &&
+		!TransactionIdIsCurrentTransactionId(built) &&
+		!XidInMVCCSnapshot(built, snapshot) && TransactionIdDidCommit(built))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("abtree index \"%s\" was built after this transaction's snapshot",
+					RelationGetRelationName(index)),
+			 errdetail("The build gave rows updated in place (HOT) the keys and weights of their newest versions, and the snapshot may see older ones."),
+			 errhint("Sample in a transaction that starts after the one that built the index has committed.")));
 }
 
 /*
@@ -431,7 +445,7 @@ abt_sample_open(Oid indexoid)
 	if (rel->rd_index->indrelid != heapoid)
 		LockRelationOid(rel->rd_index->indrelid, AccessShareLock);
 	abt_refuse_invalid(rel);
-	abt_refuse_newer_build(rel);
+	abt_refuse_newer_build(rel, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL);
 	return rel;
 }
 

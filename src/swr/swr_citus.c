@@ -529,7 +529,7 @@ swr_table_weight(Relation heap, Snapshot snapshot)
 	MvsReader	reader;
 	double		total;
 
-	abt_refuse_newer_build(index);
+	abt_refuse_newer_build(index, snapshot);
 	mvs_reader_init(&reader, index, snapshot);
 	total = abt_sample_total(index, NULL, &reader);
 	index_close(index, NoLock);

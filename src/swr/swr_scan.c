@@ -379,7 +379,7 @@ swr_start(SwrScanState *st)
 	{
 		SwrTable   *t = &st->tables[i];
 
-		abt_refuse_newer_build(t->index);
+		abt_refuse_newer_build(t->index, estate->es_snapshot);
 		mvs_reader_init(&t->reader, t->index, estate->es_snapshot);
 		if (st->where == SWR_WHERE_REDRAW)
 			swr_position_range(st, t);
