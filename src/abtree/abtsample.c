@@ -22,10 +22,10 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
-#include "access/transam.h"
-#include "access/xact.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "common/hashfn.h"
 #include "common/pg_prng.h"
