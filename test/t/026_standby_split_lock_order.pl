@@ -20,9 +20,14 @@ $primary->init(allows_streaming => 1);
 $primary->append_conf('postgresql.conf', "shared_preload_libraries = 'abtree'");
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION abtree');
+# The rounds write more WAL than the test cluster's max_wal_size (128MB):
+# without a slot, a standby that lagged behind on a busy machine found its
+# next segment removed and never caught up, which looked like stuck replay.
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('abt_slo')");
 $primary->backup('bkp');
 my $standby = PostgreSQL::Test::Cluster->new('abt_slo_standby');
 $standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'abt_slo'");
 $standby->start;
 
 sub pgbench
