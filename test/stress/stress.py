@@ -733,7 +733,9 @@ def setup_schema(srv, ledger, rng):
         cur.execute('CREATE EXTENSION IF NOT EXISTS abtree')
         for table in TABLES:
             cur.execute('CREATE TABLE %s (id bigint NOT NULL, k int NOT NULL, g int NOT NULL, '
-                        'txt text NOT NULL, w int NOT NULL, ver int NOT NULL)' % table)
+                        'txt text NOT NULL, w int NOT NULL, ver int NOT NULL) '
+                        # room on each page for the updates of ver alone to be HOT
+                        'WITH (fillfactor = 80)' % table)
             rows = [row_values(rng, 8, i) for i in range(1, 2001)]
             cur.executemany('INSERT INTO %s VALUES (%%s, %%s, %%s, %%s, %%s, %%s)' % table, rows)
             ledger.rows[table].update({r[0]: r for r in rows})
