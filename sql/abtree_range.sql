@@ -132,4 +132,41 @@ RESET ROLE;
 DROP TABLE rgp;
 DROP ROLE regress_rg_reader;
 
+-- Partitions' indexes weigh rows as their partitioned abtree index declares.
+-- PostgreSQL attaches an existing partition index with the same columns
+-- whatever its options: before, an unweighted one ended up under a weighted
+-- parent, and the sum below mixed counts (1000) with weights (10 x 1000).
+CREATE TABLE rpw (k int, w int) PARTITION BY RANGE (k);
+CREATE TABLE rpw1 PARTITION OF rpw FOR VALUES FROM (0) TO (1000);
+CREATE INDEX rpw_kw ON rpw USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE TABLE rpw2 (k int, w int);
+CREATE INDEX rpw2_k ON rpw2 USING abtree (k) INCLUDE (w);
+INSERT INTO rpw1 SELECT g, 10 FROM generate_series(0, 999) g;
+INSERT INTO rpw2 SELECT g, 10 FROM generate_series(1000, 1999) g;
+ALTER TABLE rpw ATTACH PARTITION rpw2 FOR VALUES FROM (1000) TO (2000);  -- ERROR
+-- rebuilt with the weight column, the same index is attached
+ALTER INDEX rpw2_k SET (weight_column = 'w');
+REINDEX INDEX rpw2_k;
+ALTER TABLE rpw ATTACH PARTITION rpw2 FOR VALUES FROM (1000) TO (2000);
+SELECT abtree_range_weight('rpw_kw', NULL::int, NULL);
+-- a later REINDEX under other options: the sum refuses
+ALTER INDEX rpw2_k RESET (weight_column);
+REINDEX INDEX rpw2_k;
+SELECT abtree_range_weight('rpw_kw', NULL::int, NULL);  -- ERROR
+DROP TABLE rpw;
+-- CREATE INDEX on the parent over an existing index, and ALTER INDEX ATTACH
+CREATE TABLE rpw (k int, w int) PARTITION BY RANGE (k);
+CREATE TABLE rpw1 PARTITION OF rpw FOR VALUES FROM (0) TO (1000) PARTITION BY RANGE (k);
+CREATE TABLE rpw11 PARTITION OF rpw1 FOR VALUES FROM (0) TO (500);
+CREATE INDEX rpw11_kw ON rpw11 USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX rpw_k ON rpw USING abtree (k) INCLUDE (w);  -- ERROR
+CREATE INDEX rpw_kw ON ONLY rpw USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX rpw1_k ON ONLY rpw1 USING abtree (k) INCLUDE (w);
+ALTER INDEX rpw_kw ATTACH PARTITION rpw1_k;  -- ERROR
+DROP INDEX rpw1_k;
+CREATE INDEX rpw_kw2 ON rpw USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+SELECT c.relname, i.inhparent::regclass FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid
+WHERE c.relname LIKE 'rpw%' AND c.relkind IN ('i', 'I') ORDER BY 1;
+DROP TABLE rpw;
+
 DROP TABLE rg, rg_empty;

@@ -24,6 +24,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
+#include "nodes/parsenodes.h"
 #include "commands/defrem.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
@@ -276,9 +277,70 @@ abt_reloptions_target(Node *stmt)
 }
 
 /*
+ * A statement that may put an existing index under a partitioned abtree
+ * index (abt_check_partition_weighting): CREATE INDEX USING abtree, or
+ * ATTACH PARTITION, on a table (*is_index false) or an index.  The relation
+ * named, or InvalidOid.
+ */
+static Oid
+abt_partition_attach_target(Node *stmt, bool *is_index)
+{
+	*is_index = false;
+	if (IsA(stmt, IndexStmt))
+	{
+		IndexStmt  *is = (IndexStmt *) stmt;
+
+		if (is->accessMethod == NULL || strcmp(is->accessMethod, "abtree") != 0)
+			return InvalidOid;
+		return RangeVarGetRelid(is->relation, NoLock, true);
+	}
+	if (IsA(stmt, AlterTableStmt))
+	{
+		AlterTableStmt *ats = (AlterTableStmt *) stmt;
+		ListCell   *lc;
+
+		foreach(lc, ats->cmds)
+		{
+			if (lfirst_node(AlterTableCmd, lc)->subtype != AT_AttachPartition)
+				continue;
+			*is_index = ats->objtype == OBJECT_INDEX;
+			return RangeVarGetRelid(ats->relation, NoLock, true);
+		}
+	}
+	return InvalidOid;
+}
+
+/* After such a statement: check the partitioned abtree indexes it touched. */
+static void
+abt_check_attached(Oid relid, bool is_index)
+{
+	List	   *indexes;
+	ListCell   *lc;
+
+	CommandCounterIncrement();	/* see the new index or inheritance */
+	if (is_index)
+		indexes = list_make1_oid(relid);
+	else if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+	{
+		Relation	table = relation_open(relid, AccessShareLock);
+
+		indexes = RelationGetIndexList(table);
+		relation_close(table, AccessShareLock);
+	}
+	else
+		return;
+	foreach(lc, indexes)
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_PARTITIONED_INDEX &&
+			abt_is_abtree_index(lfirst_oid(lc)))
+			abt_check_partition_weighting(lfirst_oid(lc));
+}
+
+/*
  * Check an abtree index's reloptions after the statement that changed them
  * ran, in its transaction (abt_check_altered_options): the reloption
- * validator sees the option's text only, not the index's columns.
+ * validator sees the option's text only, not the index's columns.  And
+ * check the weighting of the partitioned abtree indexes a statement may
+ * have attached existing indexes to.
  */
 static void
 abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
@@ -286,6 +348,8 @@ abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 					QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			relid = abt_reloptions_target(pstmt->utilityStmt);
+	bool		attach_index;
+	Oid			attach = abt_partition_attach_target(pstmt->utilityStmt, &attach_index);
 
 	if (prev_ProcessUtility_hook)
 		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context, params,
@@ -303,6 +367,8 @@ abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 		abt_check_altered_options(rel);
 		relation_close(rel, AccessShareLock);
 	}
+	if (OidIsValid(attach))
+		abt_check_attached(attach, attach_index);
 }
 
 void

@@ -8,8 +8,10 @@
 #include "abtree.h"
 
 #include "access/heaptoast.h"
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/reloptions.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -309,6 +311,75 @@ abt_check_altered_options(Relation rel)
 				 errhint("REINDEX INDEX %s;",
 						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													RelationGetRelationName(rel)))));
+}
+
+/*
+ * The weight column an index stands for, or NULL for 1 each: a leaf index's
+ * weighting as built (abt_index_info), a partitioned index's reloption (it
+ * has no tree of its own).
+ */
+static const char *
+abt_weight_column_name(Relation rel)
+{
+	AbtOptions *opts = (AbtOptions *) rel->rd_options;
+	AbtIndexInfo *info;
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	{
+		if (opts == NULL || opts->weight_column == 0 ||
+			((char *) opts + opts->weight_column)[0] == '\0')
+			return NULL;
+		return (char *) opts + opts->weight_column;
+	}
+	info = abt_index_info(rel);
+	if (!info->weighted)
+		return NULL;
+	return NameStr(TupleDescAttr(RelationGetDescr(rel), info->weight_attno - 1)->attname);
+}
+
+/*
+ * Every index under a partitioned abtree index must weigh rows by the weight
+ * column it declares.  PostgreSQL attaches a partition's existing index that
+ * has the same columns whatever its options (CREATE INDEX on the parent,
+ * ATTACH PARTITION), so an index weighing 1 each could stand under one
+ * WITH (weight_column = 'w'): abtree_range_weight's sum over the partitions
+ * then mixed counts with weights, and the partitions' draws were not the
+ * parent index's.  Called after those statements (the ERROR undoes them)
+ * and by the functions that add up over the partitions.
+ */
+void
+abt_check_partition_weighting(Oid parentoid)
+{
+	Relation	parent = index_open(parentoid, AccessShareLock);
+	const char *declared = abt_weight_column_name(parent);
+	Oid			amoid = parent->rd_rel->relam;
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(parentoid, AccessShareLock, NULL))
+	{
+		Relation	child;
+		const char *own;
+
+		if (lfirst_oid(lc) == parentoid)
+			continue;
+		child = index_open(lfirst_oid(lc), AccessShareLock);
+		own = child->rd_rel->relam == amoid ? abt_weight_column_name(child) : declared;
+		if ((own == NULL) != (declared == NULL) ||
+			(own != NULL && strcmp(own, declared) != 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("abtree index \"%s\" does not weigh rows as partitioned index \"%s\" does",
+							RelationGetRelationName(child), RelationGetRelationName(parent)),
+					 errdetail("\"%s\" weighs its entries %s, \"%s\" %s.",
+							   RelationGetRelationName(child),
+							   own ? psprintf("by column \"%s\"", own) : "1 each",
+							   RelationGetRelationName(parent),
+							   declared ? psprintf("by column \"%s\"", declared) : "1 each"),
+					 errhint("Give \"%s\" the weight_column of \"%s\" and REINDEX it, or drop it: PostgreSQL attaches a partition's existing index with the same columns whatever its options.",
+							 RelationGetRelationName(child), RelationGetRelationName(parent))));
+		index_close(child, AccessShareLock);
+	}
+	index_close(parent, AccessShareLock);
 }
 
 /* Largest pivot tuple an insert can ask a parent page to take. */

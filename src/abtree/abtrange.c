@@ -264,8 +264,10 @@ abt_range_weight_of(FunctionCallInfo fcinfo, Relation rel, Oid type, bool visibl
 
 /*
  * abtree_range_weight on a partitioned abtree index: the sum over its leaf
- * partitions' indexes, each as the same call on it would answer.
- * *partitioned is false if index is not a partitioned abtree index.
+ * partitions' indexes, each as the same call on it would answer, once they
+ * are known to weigh rows alike (an index made before this check could mix
+ * counts with weights).  *partitioned is false if index is not a
+ * partitioned abtree index.
  */
 static Datum
 abt_range_weight_over_partitions(FunctionCallInfo fcinfo, Oid type, bool visible_only,
@@ -276,6 +278,8 @@ abt_range_weight_over_partitions(FunctionCallInfo fcinfo, Oid type, bool visible
 	ListCell   *lc;
 
 	*partitioned = indexes != NIL;
+	if (*partitioned)
+		abt_check_partition_weighting(PG_GETARG_OID(0));
 	foreach(lc, indexes)
 	{
 		Relation	rel = (Relation) lfirst(lc);

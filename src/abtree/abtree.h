@@ -324,6 +324,7 @@ extern bool abt_pivot_key_equal(IndexTuple a, IndexTuple b);
 extern void abt_check_page(Relation rel, Buffer buf);
 extern void abt_read_meta(Relation rel, AbtMetaPageData *meta);
 extern void abt_check_altered_options(Relation rel);
+extern void abt_check_partition_weighting(Oid parentoid);
 extern void abt_install_utility_hook(void);
 extern void abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta);
 extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);
