@@ -289,10 +289,13 @@ abt_partition_attach_target(Node *stmt, bool *is_index)
 	if (IsA(stmt, IndexStmt))
 	{
 		IndexStmt  *is = (IndexStmt *) stmt;
+		Oid			relid;
 
 		if (is->accessMethod == NULL || strcmp(is->accessMethod, "abtree") != 0)
 			return InvalidOid;
-		return RangeVarGetRelid(is->relation, NoLock, true);
+		relid = RangeVarGetRelid(is->relation, NoLock, true);
+		/* only a partitioned table's CREATE INDEX attaches existing indexes */
+		return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ? relid : InvalidOid;
 	}
 	if (IsA(stmt, AlterTableStmt))
 	{
