@@ -60,3 +60,32 @@ DELETE FROM wl WHERE k = 4;
 UPDATE wl SET w = w + 1 WHERE k = 3;
 CREATE INDEX wl_k ON wl USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
 DROP TABLE wl;
+
+-- A renamed weight column: the index's own column keeps its old name, and
+-- pg_get_indexdef (pg_dump) prints the table's; weight_column follows the
+-- rename, so that the printed definition can be run again (TAP 010).
+CREATE TABLE wr (k int, w int, v int);
+CREATE INDEX wr_kw ON wr USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+CREATE INDEX wr_kv ON wr USING abtree (k) INCLUDE (v, w) WITH (weight_column = 'v');
+INSERT INTO wr SELECT g, 3, 1 FROM generate_series(1, 100) g;
+ALTER TABLE wr RENAME COLUMN w TO weight;
+SELECT pg_get_indexdef('wr_kw'::regclass), pg_get_indexdef('wr_kv'::regclass);
+SELECT attname FROM pg_attribute WHERE attrelid = 'wr_kw'::regclass ORDER BY attnum;
+REINDEX TABLE wr;
+SELECT abtree_range_weight('wr_kw', NULL::int, NULL), abtree_range_weight('wr_kv', NULL::int, NULL);
+-- the printed definition builds the same index
+DO $$ BEGIN EXECUTE replace(pg_get_indexdef('wr_kw'::regclass), 'INDEX wr_kw', 'INDEX wr_kw2'); END $$;
+SELECT abtree_range_weight('wr_kw2', NULL::int, NULL);
+-- an index renamed before weight_column followed (its option still says w):
+-- it still weighs by w, and takes the table's name for it
+ALTER INDEX wr_kw SET (weight_column = 'w');
+SELECT pg_get_indexdef('wr_kw'::regclass);
+ALTER INDEX wr_kw SET (weight_column = 'weight');
+REINDEX INDEX wr_kw;
+SELECT abtree_range_weight('wr_kw', NULL::int, NULL);
+-- inheritance: the children's indexes follow too
+CREATE TABLE wr_child () INHERITS (wr);
+CREATE INDEX wr_child_kw ON wr_child USING abtree (k) INCLUDE (weight) WITH (weight_column = 'weight');
+ALTER TABLE wr RENAME COLUMN weight TO wt;
+SELECT c.relname, c.reloptions FROM pg_class c WHERE c.relname LIKE 'wr%kw%' ORDER BY 1;
+DROP TABLE wr CASCADE;

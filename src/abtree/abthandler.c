@@ -313,6 +313,20 @@ abt_partition_attach_target(Node *stmt, bool *is_index)
 	return InvalidOid;
 }
 
+/* ALTER TABLE (or a table-like relation) ... RENAME COLUMN: the relation. */
+static Oid
+abt_column_rename_target(Node *stmt)
+{
+	RenameStmt *rs;
+
+	if (!IsA(stmt, RenameStmt))
+		return InvalidOid;
+	rs = (RenameStmt *) stmt;
+	if (rs->renameType != OBJECT_COLUMN || rs->relation == NULL)
+		return InvalidOid;
+	return RangeVarGetRelid(rs->relation, NoLock, true);
+}
+
 /* After such a statement: check the partitioned abtree indexes it touched. */
 static void
 abt_check_attached(Oid relid, bool is_index)
@@ -343,7 +357,8 @@ abt_check_attached(Oid relid, bool is_index)
  * ran, in its transaction (abt_check_altered_options): the reloption
  * validator sees the option's text only, not the index's columns.  And
  * check the weighting of the partitioned abtree indexes a statement may
- * have attached existing indexes to.
+ * have attached existing indexes to, and carry a renamed column's new name
+ * into the weight_column of the indexes that weigh by it.
  */
 static void
 abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
@@ -353,6 +368,7 @@ abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 	Oid			relid = abt_reloptions_target(pstmt->utilityStmt);
 	bool		attach_index;
 	Oid			attach = abt_partition_attach_target(pstmt->utilityStmt, &attach_index);
+	Oid			renamed = abt_column_rename_target(pstmt->utilityStmt);
 
 	if (prev_ProcessUtility_hook)
 		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context, params,
@@ -372,6 +388,13 @@ abt_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 	}
 	if (OidIsValid(attach))
 		abt_check_attached(attach, attach_index);
+	if (OidIsValid(renamed))
+	{
+		RenameStmt *rs = (RenameStmt *) pstmt->utilityStmt;
+
+		CommandCounterIncrement();	/* see the column's new name */
+		abt_rename_weight_columns(renamed, rs->subname, rs->newname, rs->relation->inh);
+	}
 }
 
 void

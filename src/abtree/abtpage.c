@@ -7,18 +7,25 @@
  */
 #include "abtree.h"
 
-#include "access/heaptoast.h"
 #include "access/genam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/reloptions.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 void
 abt_init_page(Page page, uint16 level, uint16 flags)
@@ -241,21 +248,58 @@ abt_set_weight_attr(Relation rel, AbtIndexInfo *info, AttrNumber attno)
 }
 
 /*
+ * The index attribute a weight_column value names, or 0: by the index
+ * column's own name, else by the name its table column has now.  Renaming
+ * a table column leaves the index's column names as they were, while
+ * pg_get_indexdef, and so pg_dump, prints the table's: the utility hook
+ * renames the reloption with the column (abt_rename_weight_columns), which
+ * then names the index column by its table column's name.
+ */
+static AttrNumber
+abt_find_weight_attr(Relation rel, const char *colname)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), colname) == 0)
+			return i + 1;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		AttrNumber	heapattno = rel->rd_index->indkey.values[i];
+		char	   *name;
+
+		if (heapattno <= 0)
+			continue;			/* an expression */
+		name = get_attname(rel->rd_index->indrelid, heapattno, true);
+		if (name != NULL && strcmp(name, colname) == 0)
+			return i + 1;
+	}
+	return 0;
+}
+
+/* The table's name for index attribute attno (the index's, for an expression). */
+static const char *
+abt_att_table_name(Relation rel, AttrNumber attno)
+{
+	AttrNumber	heapattno = rel->rd_index->indkey.values[attno - 1];
+
+	if (heapattno > 0)
+		return get_attname(rel->rd_index->indrelid, heapattno, false);
+	return NameStr(TupleDescAttr(RelationGetDescr(rel), attno - 1)->attname);
+}
+
+/*
  * Resolve the weight_column reloption to an index attribute and check it.
  */
 static void
 abt_resolve_weight_column(Relation rel, AbtIndexInfo *info, const char *colname)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-	int			i;
+	AttrNumber	attno = abt_find_weight_attr(rel, colname);
 
-	for (i = 0; i < desc->natts; i++)
+	if (attno != 0)
 	{
-		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), colname) == 0)
-		{
-			abt_set_weight_attr(rel, info, i + 1);
-			return;
-		}
+		abt_set_weight_attr(rel, info, attno);
+		return;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -313,28 +357,43 @@ abt_check_altered_options(Relation rel)
 													RelationGetRelationName(rel)))));
 }
 
+/* The weight_column reloption's value, or NULL if unset or empty. */
+static const char *
+abt_weight_reloption(Relation rel)
+{
+	AbtOptions *opts = (AbtOptions *) rel->rd_options;
+
+	if (opts == NULL || opts->weight_column == 0 ||
+		((char *) opts + opts->weight_column)[0] == '\0')
+		return NULL;
+	return (char *) opts + opts->weight_column;
+}
+
 /*
- * The weight column an index stands for, or NULL for 1 each: a leaf index's
- * weighting as built (abt_index_info), a partitioned index's reloption (it
- * has no tree of its own).
+ * The table column an index weighs rows by, or NULL for 1 each: a leaf
+ * index's weighting as built (abt_index_info), a partitioned index's
+ * reloption (it has no tree of its own).  By the table's names, which the
+ * partitions share (their index columns may be named otherwise).
  */
 static const char *
 abt_weight_column_name(Relation rel)
 {
-	AbtOptions *opts = (AbtOptions *) rel->rd_options;
 	AbtIndexInfo *info;
 
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 	{
-		if (opts == NULL || opts->weight_column == 0 ||
-			((char *) opts + opts->weight_column)[0] == '\0')
+		const char *declared = abt_weight_reloption(rel);
+		AttrNumber	attno;
+
+		if (declared == NULL)
 			return NULL;
-		return (char *) opts + opts->weight_column;
+		attno = abt_find_weight_attr(rel, declared);
+		return attno != 0 ? abt_att_table_name(rel, attno) : declared;
 	}
 	info = abt_index_info(rel);
 	if (!info->weighted)
 		return NULL;
-	return NameStr(TupleDescAttr(RelationGetDescr(rel), info->weight_attno - 1)->attname);
+	return abt_att_table_name(rel, info->weight_attno);
 }
 
 /*
@@ -380,6 +439,93 @@ abt_check_partition_weighting(Oid parentoid)
 		index_close(child, AccessShareLock);
 	}
 	index_close(parent, AccessShareLock);
+}
+
+/*
+ * Set an index's weight_column reloption to newname in pg_class, as ALTER
+ * INDEX ... SET would.
+ */
+static void
+abt_set_weight_reloption(Oid indexoid, const char *newname)
+{
+	Relation	pg_class = table_open(RelationRelationId, RowExclusiveLock);
+	HeapTuple	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(indexoid));
+	Datum		values[Natts_pg_class] = {0};
+	bool		nulls[Natts_pg_class] = {0};
+	bool		replace[Natts_pg_class] = {0};
+	DefElem    *def = makeDefElem("weight_column", (Node *) makeString(pstrdup(newname)), -1);
+	Datum		old;
+	bool		isnull;
+	HeapTuple	newtuple;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", indexoid);
+	old = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
+	values[Anum_pg_class_reloptions - 1] =
+		transformRelOptions(isnull ? (Datum) 0 : old, list_make1(def), NULL, NULL, false, false);
+	replace[Anum_pg_class_reloptions - 1] = true;
+	newtuple = heap_modify_tuple(tuple, RelationGetDescr(pg_class), values, nulls, replace);
+	CatalogTupleUpdate(pg_class, &newtuple->t_self, newtuple);
+	InvokeObjectPostAlterHook(RelationRelationId, indexoid, 0);
+	heap_freetuple(newtuple);
+	heap_freetuple(tuple);
+	table_close(pg_class, RowExclusiveLock);
+}
+
+/* Does the index index table column attnum (as a column, not in an expression)? */
+static bool
+abt_indexes_column(Relation index, AttrNumber attnum)
+{
+	for (int i = 0; i < index->rd_index->indnatts; i++)
+		if (index->rd_index->indkey.values[i] == attnum)
+			return true;
+	return false;
+}
+
+/*
+ * After ALTER TABLE ... RENAME COLUMN oldname TO newname on relid (and,
+ * with recurse, the tables under it): each abtree index whose weight_column
+ * said oldname, and that indexes that column, says newname now.  Before,
+ * pg_dump printed such an index with the column's new name and the old
+ * weight_column, a CREATE INDEX that failed on restore (TAP 010): the index
+ * was lost, and with it the table's weighted draws.
+ */
+void
+abt_rename_weight_columns(Oid relid, const char *oldname, const char *newname, bool recurse)
+{
+	Oid			amoid = get_index_am_oid("abtree", true);
+	List	   *tables;
+	ListCell   *lc;
+
+	if (!OidIsValid(amoid))
+		return;
+	tables = recurse ? find_all_inheritors(relid, AccessExclusiveLock, NULL) :
+		list_make1_oid(relid);
+	foreach(lc, tables)
+	{
+		AttrNumber	renamed = get_attnum(lfirst_oid(lc), newname);
+		Relation	table;
+		List	   *indexes;
+		ListCell   *ic;
+
+		if (renamed == InvalidAttrNumber)
+			continue;
+		table = relation_open(lfirst_oid(lc), AccessExclusiveLock);
+		indexes = RelationGetIndexList(table);
+		relation_close(table, NoLock);
+		foreach(ic, indexes)
+		{
+			Relation	index = index_open(lfirst_oid(ic), AccessExclusiveLock);
+			const char *declared = index->rd_rel->relam == amoid ?
+				abt_weight_reloption(index) : NULL;
+			bool		rename = declared != NULL && strcmp(declared, oldname) == 0 &&
+				abt_indexes_column(index, renamed);
+
+			index_close(index, NoLock);
+			if (rename)
+				abt_set_weight_reloption(lfirst_oid(ic), newname);
+		}
+	}
 }
 
 /* Largest pivot tuple an insert can ask a parent page to take. */

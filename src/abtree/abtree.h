@@ -325,6 +325,8 @@ extern void abt_check_page(Relation rel, Buffer buf);
 extern void abt_read_meta(Relation rel, AbtMetaPageData *meta);
 extern void abt_check_altered_options(Relation rel);
 extern void abt_check_partition_weighting(Oid parentoid);
+extern void abt_rename_weight_columns(Oid relid, const char *oldname,
+									  const char *newname, bool recurse);
 extern void abt_install_utility_hook(void);
 extern void abt_read_meta_at(Relation rel, BlockNumber blkno, AbtMetaPageData *meta);
 extern uint64 abt_weight_from_datum(Datum value, bool isnull, Oid type);

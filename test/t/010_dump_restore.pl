@@ -49,12 +49,24 @@ INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(60
 SELECT pbtree_seal('pb_k'), pbtree_seal('pb_sk');
 INSERT INTO pb SELECT i, (i * 7919) % 5000, md5(i::text) FROM generate_series(9001, 10000) i;
 SELECT pbtree_merge('pb_k', 2);
+-- weight columns renamed after the build: pg_dump prints the table's
+-- column names, so weight_column must follow the rename
+CREATE TABLE rn (k int, w int NOT NULL);
+INSERT INTO rn SELECT i, i % 7 + 1 FROM generate_series(1, 3000) i;
+CREATE INDEX rn_kw ON rn USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+ALTER TABLE rn RENAME COLUMN w TO weight;
+CREATE TABLE rp (k int, w int NOT NULL) PARTITION BY RANGE (k);
+CREATE TABLE rp1 PARTITION OF rp FOR VALUES FROM (0) TO (1500);
+CREATE TABLE rp2 PARTITION OF rp FOR VALUES FROM (1500) TO (3001);
+CREATE INDEX rp_kw ON rp USING abtree (k) INCLUDE (w) WITH (weight_column = 'w');
+INSERT INTO rp SELECT i, i % 5 + 1 FROM generate_series(1, 3000) i;
+ALTER TABLE rp RENAME COLUMN w TO weight;
 -- pg_dump writes ALTER TABLE ... CLUSTER ON for these
 ALTER TABLE t CLUSTER ON t_gk;
 ALTER TABLE pb CLUSTER ON pb_k;
 });
 
-my @indexes = qw(t_k t_kw t_gk t_id t_part t_wg);
+my @indexes = qw(t_k t_kw t_gk t_id t_part t_wg rn_kw rp1_k_w_idx rp2_k_w_idx);
 my @pbt_indexes = qw(pb_k pb_sk);
 my $reloptions = q{SELECT string_agg(c.relname || ':' || coalesce(array_to_string(c.reloptions, ','), '') ||
   ':' || pg_get_indexdef(c.oid), E'\n' ORDER BY c.relname)
@@ -69,6 +81,7 @@ SELECT array_agg(k ORDER BY k DESC) FROM (SELECT k FROM t WHERE k < 3 ORDER BY k
 SELECT abtree_range_weight('t_k', 10, 20), abtree_range_weight('t_kw', 10, 20);
 SELECT entries, total_weight FROM abtree_stats('t_kw');
 SELECT entries, total_weight FROM abtree_stats('t_part');
+SELECT abtree_range_weight('rn_kw', NULL::int, NULL), abtree_range_weight('rp_kw', NULL::int, NULL);
 SELECT abtree_sketch('t_gk', 1) IS NULL, round(chll_estimate(abtree_sketch('t_k', 1)));
 SELECT (chll_info(s)).buckets, (chll_info(s)).overflow_capacity, round(chll_estimate(s))
   FROM abtree_sketch('t_wg', 0) s;
