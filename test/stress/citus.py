@@ -26,6 +26,8 @@ What it checks, on a table whose four shards hold 74%, 8%, 8% and 10% of the row
     plan), a correlated subquery;
   - a worker stopped in the middle of a query: a clean ERROR, the coordinator stays up, and
     after the worker restarts the answers are right again;
+  - a weight column renamed, then the shards rebuilt by alter_distributed_table from the shell
+    index's definition: the new shards' indexes weigh by it (chi-square per weight value);
   - the big shard moved to the other worker between two samples;
   - abtree before citus in shared_preload_libraries: Citus refuses to start, and says so.
 
@@ -318,6 +320,32 @@ def test_worker_restart(tap, coord, worker):
                  "SELECT dev FROM ev", 'after the restart: shards follow their rows')
 
 
+def test_renamed_weight(tap, coord):
+    """A weight column renamed on the distributed table, then new shards built
+    from the shell index's definition (alter_distributed_table): the shard
+    indexes must come back weighted (before, the definition carried the old
+    name in weight_column and the new shards' CREATE INDEX failed)."""
+    run(coord, "SET citus.shard_count = 4",
+        "CREATE TABLE rw(dev int, k int, w int NOT NULL)",
+        "SELECT create_distributed_table('rw', 'dev')")
+    coord.query("INSERT INTO rw SELECT g % 40, g, 1 + g % 4 FROM generate_series(1, 20000) g")
+    coord.query("CREATE INDEX rw_kw ON rw USING abtree (k) INCLUDE (w) WITH (weight_column = 'w')")
+    coord.query("ALTER TABLE rw RENAME COLUMN w TO weight")
+    try:
+        run(coord, "SELECT alter_distributed_table('rw', shard_count := 6, cascade_to_colocated := false)")
+        tap.ok(True, 'renamed weight column: alter_distributed_table rebuilds the shards')
+    except psycopg2.Error as e:
+        tap.ok(False, 'renamed weight column: alter_distributed_table rebuilds the shards',
+               e.pgerror)
+        return
+    got = dict(coord.query("SELECT weight, count(*) FROM rw TABLESAMPLE swr(20000) REPEATABLE (8) "
+                           "GROUP BY 1 ORDER BY 1"))
+    want = dict(coord.query("SELECT weight, sum(weight) FROM rw GROUP BY 1 ORDER BY 1"))
+    chi_ok(tap, [got.get(k, 0) for k in sorted(want)], [float(want[k]) for k in sorted(want)],
+           'renamed weight column, new shards: draws in proportion to the weight')
+    coord.query("DROP TABLE rw")
+
+
 def test_rebalance(tap, coord, workers):
     """Move the big shard to the other worker between two samples."""
     big = coord.query("SELECT get_shard_id_for_distribution_column('ev', 1)")[0][0]
@@ -379,6 +407,7 @@ def main():
         test_estimates(tap, coord)
         test_index_functions(tap, coord)
         test_shapes(tap, coord)
+        test_renamed_weight(tap, coord)
         test_worker_restart(tap, coord, workers[1])
         test_rebalance(tap, coord, workers)
         test_load_order(tap, args.bindir, base)
