@@ -83,6 +83,8 @@ SELECT pg_get_indexdef('wr_kw'::regclass);
 ALTER INDEX wr_kw SET (weight_column = 'weight');
 REINDEX INDEX wr_kw;
 SELECT abtree_range_weight('wr_kw', NULL::int, NULL);
+-- an option still naming the index column's own name follows too
+ALTER INDEX wr_kw SET (weight_column = 'w');
 -- inheritance: the children's indexes follow too
 CREATE TABLE wr_child () INHERITS (wr);
 CREATE INDEX wr_child_kw ON wr_child USING abtree (k) INCLUDE (weight) WITH (weight_column = 'weight');

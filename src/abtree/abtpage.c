@@ -483,9 +483,27 @@ abt_indexes_column(Relation index, AttrNumber attnum)
 }
 
 /*
+ * Does weight_column value declared name the renamed table column (attnum
+ * renamed, formerly oldname) in index?  By the old name, or by the index
+ * column's own name (an option that a rename before this hook left behind:
+ * it still resolves to the index column, abt_find_weight_attr).
+ */
+static bool
+abt_names_renamed_column(Relation index, const char *declared, const char *oldname,
+						 AttrNumber renamed)
+{
+	AttrNumber	attno;
+
+	if (strcmp(declared, oldname) == 0)
+		return abt_indexes_column(index, renamed);
+	attno = abt_find_weight_attr(index, declared);
+	return attno != 0 && index->rd_index->indkey.values[attno - 1] == renamed;
+}
+
+/*
  * After ALTER TABLE ... RENAME COLUMN oldname TO newname on relid (and,
  * with recurse, the tables under it): each abtree index whose weight_column
- * said oldname, and that indexes that column, says newname now.  Before,
+ * names that column says newname now.  Before,
  * pg_dump printed such an index with the column's new name and the old
  * weight_column, a CREATE INDEX that failed on restore (TAP 010): the index
  * was lost, and with it the table's weighted draws.
@@ -518,8 +536,8 @@ abt_rename_weight_columns(Oid relid, const char *oldname, const char *newname, b
 			Relation	index = index_open(lfirst_oid(ic), AccessExclusiveLock);
 			const char *declared = index->rd_rel->relam == amoid ?
 				abt_weight_reloption(index) : NULL;
-			bool		rename = declared != NULL && strcmp(declared, oldname) == 0 &&
-				abt_indexes_column(index, renamed);
+			bool		rename = declared != NULL &&
+				abt_names_renamed_column(index, declared, oldname, renamed);
 
 			index_close(index, NoLock);
 			if (rename)
