@@ -91,3 +91,14 @@ CREATE INDEX wr_child_kw ON wr_child USING abtree (k) INCLUDE (weight) WITH (wei
 ALTER TABLE wr RENAME COLUMN weight TO wt;
 SELECT c.relname, c.reloptions FROM pg_class c WHERE c.relname LIKE 'wr%kw%' ORDER BY 1;
 DROP TABLE wr CASCADE;
+-- two renames that give the weight column the key column's former name:
+-- the option names the table's column, not the index column named so
+CREATE TABLE ws (a int, b int);
+CREATE INDEX ws_ab ON ws USING abtree (a) INCLUDE (b) WITH (weight_column = 'b');
+INSERT INTO ws SELECT g, 2 FROM generate_series(1, 100) g;
+ALTER TABLE ws RENAME COLUMN a TO c;
+ALTER TABLE ws RENAME COLUMN b TO a;
+SELECT pg_get_indexdef('ws_ab'::regclass);
+REINDEX INDEX ws_ab;
+SELECT abtree_range_weight('ws_ab', NULL::int, NULL);
+DROP TABLE ws;

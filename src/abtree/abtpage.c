@@ -248,21 +248,21 @@ abt_set_weight_attr(Relation rel, AbtIndexInfo *info, AttrNumber attno)
 }
 
 /*
- * The index attribute a weight_column value names, or 0: by the index
- * column's own name, else by the name its table column has now.  Renaming
- * a table column leaves the index's column names as they were, while
+ * The index attribute a weight_column value names, or 0: by the name its
+ * table column has now, else by the index column's own name.  Renaming a
+ * table column leaves the index's column names as they were, while
  * pg_get_indexdef, and so pg_dump, prints the table's: the utility hook
- * renames the reloption with the column (abt_rename_weight_columns), which
- * then names the index column by its table column's name.
+ * renames the reloption with the column (abt_rename_weight_columns), so the
+ * value is a table column's name, and the table's names come first (after
+ * renames an index column's old name can be another column's table name).
+ * The index's own names serve expressions and options left from renames
+ * before the hook.
  */
 static AttrNumber
 abt_find_weight_attr(Relation rel, const char *colname)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
-	for (int i = 0; i < desc->natts; i++)
-		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), colname) == 0)
-			return i + 1;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		AttrNumber	heapattno = rel->rd_index->indkey.values[i];
@@ -274,6 +274,9 @@ abt_find_weight_attr(Relation rel, const char *colname)
 		if (name != NULL && strcmp(name, colname) == 0)
 			return i + 1;
 	}
+	for (int i = 0; i < desc->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(desc, i)->attname), colname) == 0)
+			return i + 1;
 	return 0;
 }
 
