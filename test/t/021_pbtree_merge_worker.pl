@@ -17,6 +17,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::Bin;
+use AbtreeBg;
 use AbtreeCheck;
 
 my $node = abtree_node('pbt_merge_worker', conf => q{
@@ -70,14 +71,21 @@ END $$;
 });
 
 # The seal's compaction sees 6 sealed partitions, over the threshold of 4,
-# and starts the worker; the watch begins as the seal returns.
+# and starts the worker.  The watch runs in a session of its own, started
+# before the seal: begun after it, it once found the worker done already
+# (a merge of 0.2 s) and saw it in none of its looks.  (The CALL is a
+# statement of its own: a procedure cannot COMMIT inside a multi-statement
+# string.)
+my $watching = $node->basedir . '/watching';
+my $watch = bg_psql($node, 'watch', "\\! touch $watching\nCALL watch_merge(0, 0, 0);\n");
+bg_wait_file($watching) or die 'the watching session did not start';
 $node->safe_psql('postgres', q{
 INSERT INTO m SELECT g FROM generate_series(1, 1000) g;
 SELECT pbtree_seal('m_k');
 });
-# (a statement of its own: a procedure cannot COMMIT inside a multi-statement string)
-my ($seen, $with_xmin, $with_xid) = split /\|/,
-  $node->safe_psql('postgres', 'CALL watch_merge(0, 0, 0)');
+bg_finish($watch, 180) == 0 or die "the watch failed: $watch->{err}";
+chomp(my $watched = $watch->{out});
+my ($seen, $with_xmin, $with_xid) = split /\|/, $watched;
 cmp_ok($seen, '>', 0, "the merge worker was seen running ($seen looks)");
 # (starting up, the worker reads catalogs, which takes a snapshot for a
 # moment; before the fix, every look saw an xmin)
